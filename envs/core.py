@@ -1,0 +1,400 @@
+"""The one generic PettingZoo AEC driver that every Parlour game runs on.
+
+A game supplies its pure rules (``envs/<game>/rules.py``: a state object that knows whose turn it is, the
+legal actions, how an action changes the state and when the game is over) and a thin subclass of
+:class:`ParlourEnv` that encodes observations and state, decodes actions, draws the table and redraws hidden
+information. Everything else -- agent order, reward bookkeeping, dead steps, seeding, masks, illegal-action
+handling, the turn cap, terminal infos, records, cloning -- lives here, once.
+
+The input checks live in the driver instead of PettingZoo's generic wrappers (``OrderEnforcingWrapper``,
+``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper``): stacked, those cost an order of magnitude more than
+a small game's own step.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from importlib import metadata
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from parlour.envs.layout import Layout
+
+#: Keyword values of ``illegal_action``.
+ILLEGAL_RAISE = "raise"
+ILLEGAL_PENALIZE = "penalize"
+ILLEGAL_ACTION_MODES = (ILLEGAL_RAISE, ILLEGAL_PENALIZE)
+
+#: Reward given to every seat when the driver's turn cap truncates a game (nobody won or lost).
+TRUNCATION_REWARD = 0.0
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("parlour")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0+unknown"
+
+
+class RulesState(Protocol):
+    """What the driver needs from a game's pure rules state."""
+
+    @property
+    def current_player(self) -> int:
+        """The seat to decide next; ``-1`` once the game is over."""
+        ...
+
+    @property
+    def turns(self) -> int:
+        """Turns taken so far (what the driver's ``max_turns`` cap counts)."""
+        ...
+
+    def legal_mask(self) -> np.ndarray:
+        """``int8`` mask over the flat action space for ``current_player`` (do not mutate)."""
+        ...
+
+    def apply(self, action: int) -> np.ndarray | None:
+        """Play ``action`` for ``current_player``; return per-seat reward deltas, or ``None`` for none."""
+        ...
+
+    def is_terminal(self) -> bool: ...
+
+    def clone(self) -> RulesState: ...
+
+
+S = TypeVar("S", bound=RulesState)
+
+
+# ----------------------------------------------------------------------------------------------- keywords
+def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
+    """Validate an integer keyword, naming the allowed range in the error."""
+    allowed = f"an integer in [{low}, {high}]" if high is not None else f"an integer >= {low}"
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name}={value!r} is not valid: expected {allowed}")
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name}={value!r} is out of range: expected {allowed}")
+    return int(value)
+
+
+def check_choice(name: str, value: Any, choices: tuple[Any, ...]) -> Any:
+    if value not in choices:
+        raise ValueError(f"{name}={value!r} is not valid: expected one of {list(choices)}")
+    return value
+
+
+def build_options(cls: Callable[..., Any], name: str, kwargs: Mapping[str, Any]) -> Any:
+    """Construct a game's options dataclass, turning unknown keywords into a clear ``ValueError``."""
+    import dataclasses
+
+    allowed = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    unknown = sorted(set(kwargs) - set(allowed))
+    if unknown:
+        raise ValueError(f"{name}: unknown keyword(s) {unknown}; allowed: {allowed}")
+    return cls(**kwargs)
+
+
+# ----------------------------------------------------------------------------------------------- driver
+class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
+    """Generic AEC driver. Subclasses set the class attributes and implement the abstract hooks."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "parlour", "is_parallelizable": False}
+
+    #: Version of the env module (the ``_vN`` suffix); bump only when behaviour changes.
+    env_version: ClassVar[int] = 0
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    num_actions: ClassVar[int]
+    observation_layout: ClassVar[Layout]
+    state_layout: ClassVar[Layout]
+    #: The driver's turn cap when ``max_turns`` is not given (``None``: the rules end every game).
+    default_max_turns: ClassVar[int | None] = None
+
+    game: S
+
+    def __init__(
+        self,
+        num_players: int,
+        render_mode: str | None = None,
+        *,
+        illegal_action: str = ILLEGAL_RAISE,
+        illegal_reward: float = -1.0,
+        max_turns: int | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        name = self.metadata["name"]
+        self.num_players = check_int(f"{name}: num_players", num_players, self.min_players, self.max_players)
+        if render_mode is not None:
+            check_choice(f"{name}: render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        self.render_mode = render_mode
+        self.illegal_action = check_choice(f"{name}: illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        if not isinstance(illegal_reward, int | float) or not np.isfinite(illegal_reward):
+            raise ValueError(f"{name}: illegal_reward={illegal_reward!r} is not valid: expected a finite number")
+        self.illegal_reward = float(illegal_reward)
+        if max_turns is None:
+            max_turns = self.default_max_turns
+        self.max_turns = None if max_turns is None else check_int(f"{name}: max_turns", max_turns, 1)
+        #: The keyword arguments that recreate this env (stored in records).
+        self.options: dict[str, Any] = {
+            "num_players": self.num_players,
+            "illegal_action": self.illegal_action,
+            "illegal_reward": self.illegal_reward,
+            "max_turns": max_turns,
+            **(options or {}),
+        }
+
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agents = []
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (self.observation_layout.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, (self.state_layout.size,), np.float32)
+        self._zero_mask = np.zeros(self.num_actions, np.int8)
+        self._seeder: np.random.Generator | None = None
+        self.game_seed: int | None = None
+        self._final_outcome = None
+        self._resampled = False
+        self._history: list[tuple[int, int]] = []
+        self._rewards_dirty = False
+
+    # ------------------------------------------------------------------------------------ game hooks
+    @abstractmethod
+    def _deal(self, rng: np.random.Generator) -> S:
+        """A new rules state, every random draw from ``rng``."""
+
+    @abstractmethod
+    def _encode_observation(self, seat: int) -> np.ndarray:
+        """The reference (from-scratch) observation of ``seat`` as a fresh ``float32`` vector."""
+
+    @abstractmethod
+    def _encode_state(self) -> np.ndarray:
+        """The full-information vector."""
+
+    @abstractmethod
+    def decode_action(self, action: int) -> str:
+        """A short readable description of ``action``."""
+
+    @abstractmethod
+    def render_text(self, perspective: str | None = None) -> str:
+        """The table as ``perspective`` sees it (``None``: as an umpire sees it)."""
+
+    @abstractmethod
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> S:
+        """A copy of the rules state with everything hidden from ``seat`` redrawn consistently."""
+
+    @abstractmethod
+    def private_knowledge(self, agent: str) -> tuple[bytes, bytes]:
+        """``(known, hidden)``: the true values of what ``agent`` knows and of what is hidden from it.
+
+        Used by the hidden-information audit: resampling for ``agent`` must keep ``known`` and should change
+        ``hidden``; any change of ``known`` must change ``agent``'s observation.
+        """
+
+    @abstractmethod
+    def outcome(self) -> dict[str, Any]:
+        """The result of a finished (or truncated) game, with the revealed hidden state; JSON-serialisable."""
+
+    def invariants(self) -> None:
+        """Raise ``AssertionError`` if the state breaks a rule invariant (checked by the seeded fuzz)."""
+
+    def _observation(self, seat: int) -> np.ndarray:
+        """The observation handed out by ``observe``; override with a cached/incremental version if needed."""
+        return self._encode_observation(seat)
+
+    def _apply(self, action: int) -> np.ndarray | None:
+        """Apply an action to the rules; override to update incremental encodings too."""
+        return self.game.apply(action)
+
+    def _on_new_state(self) -> None:
+        """Called whenever ``self.game`` is replaced (reset, resample); rebuild any cached encodings."""
+
+    # ------------------------------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seeder = np.random.default_rng(seed)
+        elif self._seeder is None:
+            self._seeder = np.random.default_rng()
+        self._start_game(int(self._seeder.integers(2**63 - 1)))
+
+    def _start_game(self, game_seed: int) -> None:
+        self.game_seed = game_seed
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._history = []
+        self._rewards_dirty = False
+        self._resampled = False
+        self._final_outcome: dict[str, Any] | None = None
+        self.game = self._deal(np.random.default_rng(game_seed))
+        self._on_new_state()
+        self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+            mask = self.game.legal_mask().copy()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": self._observation(seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return self._encode_state()
+
+    def observation_dict(self, agent: str) -> dict[str, np.ndarray]:
+        """The observation of ``agent`` decoded through the layout into named arrays."""
+        return self.observation_layout.decode(self._observation(self._seat[agent]))
+
+    def legal_actions(self, agent: str | None = None) -> list[int]:
+        agent = self.agent_selection if agent is None else agent
+        return [int(a) for a in np.flatnonzero(self.observe(agent)["action_mask"])]
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(f"{agent} is done: its step must be step(None), got {action!r}")
+            self._dead_step(agent)
+            return
+        if self._rewards_dirty:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._rewards_dirty = False
+        self._cumulative_rewards[agent] = 0.0
+        mask = self.game.legal_mask()
+        try:
+            a = int(action)  # type: ignore[arg-type]
+            legal = a == action and 0 <= a < self.num_actions and bool(mask[a])
+        except (TypeError, ValueError):
+            legal = False
+        if not legal:
+            self._illegal(agent, action, mask)
+            return
+        deltas = self._apply(a)
+        self._history.append((self._seat[agent], a))
+        if deltas is not None:
+            self._add_rewards(deltas)
+        if self.game.is_terminal():
+            self._finish(truncated=False)
+        elif self.max_turns is not None and self.game.turns >= self.max_turns:
+            if TRUNCATION_REWARD:
+                self._add_rewards(np.full(self.num_players, TRUNCATION_REWARD))
+            self._finish(truncated=True)
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def _add_rewards(self, deltas: np.ndarray) -> None:
+        for i, d in enumerate(deltas):
+            if d:
+                a = self.possible_agents[i]
+                self.rewards[a] += float(d)
+                self._cumulative_rewards[a] += float(d)
+                self._rewards_dirty = True
+
+    def _illegal(self, agent: str, action: Any, mask: np.ndarray) -> None:
+        legal = [int(x) for x in np.flatnonzero(mask)]
+        try:
+            text = self.decode_action(int(action))
+        except Exception:  # noqa: BLE001 - any failure to decode just means "not an action"
+            text = "not an action"
+        message = (
+            f"illegal action {action!r} ({text}) for {agent}; legal actions: "
+            + ", ".join(f"{x} ({self.decode_action(x)})" for x in legal)
+        )
+        if self.illegal_action == ILLEGAL_RAISE:
+            raise ValueError(message)
+        penalty = np.zeros(self.num_players)
+        penalty[self._seat[agent]] = self.illegal_reward
+        self._add_rewards(penalty)
+        self._finish(truncated=False, illegal=(agent, message))
+
+    def _finish(self, truncated: bool, illegal: tuple[str, str] | None = None) -> None:
+        outcome = self.outcome()
+        outcome["truncated"] = truncated
+        if illegal is not None:
+            outcome["illegal_action"] = {"agent": illegal[0], "message": illegal[1]}
+        self._final_outcome = outcome
+        for a in self.agents:
+            if truncated:
+                self.truncations[a] = True
+            else:
+                self.terminations[a] = True
+            self.infos[a] = {"outcome": outcome}
+        self.agent_selection = self.agents[0]
+
+    def _dead_step(self, agent: str) -> None:
+        # PettingZoo's dead-step protocol: the finished agent leaves; per-step rewards are cleared once.
+        if self._rewards_dirty:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._rewards_dirty = False
+        for d in (self.rewards, self._cumulative_rewards, self.terminations, self.truncations, self.infos):
+            del d[agent]
+        self.agents.remove(agent)
+        if self.agents:
+            self.agent_selection = self.agents[0]
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; use env(render_mode='ansi').")
+            return None
+        return self.render_text(None)
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------------------------ search & records
+    def clone(self) -> ParlourEnv[S]:
+        """An exact, independent copy (same state, same future random draws)."""
+        return copy.deepcopy(self)
+
+    def resample_hidden(self, agent: str, rng: np.random.Generator) -> ParlourEnv[S]:
+        """A copy in which everything hidden from ``agent`` is redrawn consistently with what it observed."""
+        new = self.clone()
+        new.game = self._resample_state(self._seat[agent], rng)
+        new._resampled = True
+        new._on_new_state()
+        return new
+
+    def record(self) -> dict[str, Any]:
+        """A JSON-serialisable record of the game so far; ``parlour.envs.replay`` reproduces it."""
+        if self._resampled:
+            raise ValueError("record(): this env was made by resample_hidden(); its deal has no seed to replay")
+        if self.game_seed is None:
+            raise ValueError("record(): call reset() first")
+        return {
+            "format": "parlour-record/1",
+            "package_version": package_version(),
+            "env": self.metadata["name"],
+            "env_version": self.env_version,
+            "options": dict(self.options),
+            "game_seed": self.game_seed,
+            "actions": [
+                {"seat": s, "agent": self.possible_agents[s], "action": a, "text": self.decode_action(a)}
+                for s, a in self._history
+            ],
+            "outcome": copy.deepcopy(self._final_outcome),
+        }
+
+    def __str__(self) -> str:
+        return f"{self.metadata['name']}({self.num_players} players)"

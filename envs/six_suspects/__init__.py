@@ -1,0 +1,1 @@
+"""6 Suspects: pure rules (:mod:`.rules`) and the AEC environment (:mod:`.env`)."""
