@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -59,7 +59,7 @@ class RulesState(Protocol):
         """``int8`` mask over the flat action space for ``current_player`` (do not mutate)."""
         ...
 
-    def apply(self, action: int) -> np.ndarray | None:
+    def apply(self, action: int) -> Sequence[float] | None:
         """Play ``action`` for ``current_player``; return per-seat reward deltas, or ``None`` for none."""
         ...
 
@@ -166,6 +166,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         self.game_seed: int | None = None
         self._final_outcome = None
         self._resampled = False
+        self._over = False
         self._history: list[tuple[int, int]] = []
         self._rewards_dirty = False
 
@@ -213,7 +214,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         """The observation handed out by ``observe``; override with a cached/incremental version if needed."""
         return self._encode_observation(seat)
 
-    def _apply(self, action: int) -> np.ndarray | None:
+    def _apply(self, action: int) -> Sequence[float] | None:
         """Apply an action to the rules; override to update incremental encodings too."""
         return self.game.apply(action)
 
@@ -245,18 +246,18 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         self._history = []
         self._rewards_dirty = False
         self._resampled = False
+        self._over = False
         self._final_outcome: dict[str, Any] | None = None
         self.game = self._deal(np.random.default_rng(game_seed))
         self._on_new_state()
         self.agent_selection = self.possible_agents[self.game.current_player]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
-        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+        if agent == self.agent_selection and not self._over:
             mask = self.game.legal_mask().copy()
         else:
             mask = self._zero_mask.copy()
-        return {"observation": self._observation(seat), "action_mask": mask}
+        return {"observation": self._observation(self._seat[agent]), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         return self._encode_state()
@@ -271,7 +272,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._over:
             if action is not None:
                 raise ValueError(f"{agent} is done: its step must be step(None), got {action!r}")
             self._dead_step(agent)
@@ -284,7 +285,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         mask = self.game.legal_mask()
         try:
             a = int(action)  # type: ignore[arg-type]
-            legal = a == action and 0 <= a < self.num_actions and bool(mask[a])
+            legal = a == action and 0 <= a < self.num_actions and mask[a]
         except (TypeError, ValueError):
             legal = False
         if not legal:
@@ -303,7 +304,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         else:
             self.agent_selection = self.possible_agents[self.game.current_player]
 
-    def _add_rewards(self, deltas: np.ndarray) -> None:
+    def _add_rewards(self, deltas: Sequence[float]) -> None:
         for i, d in enumerate(deltas):
             if d:
                 a = self.possible_agents[i]
@@ -334,6 +335,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         if illegal is not None:
             outcome["illegal_action"] = {"agent": illegal[0], "message": illegal[1]}
         self._final_outcome = outcome
+        self._over = True
         for a in self.agents:
             if truncated:
                 self.truncations[a] = True

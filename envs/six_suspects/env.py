@@ -78,6 +78,57 @@ STATE_LAYOUT = Layout(
     )
 )
 
+#: The internal source vector that observations are gathered from: public fields once, in absolute seats, and
+#: private fields once per seat. A step updates a handful of its entries; ``observe`` is one gather.
+SOURCE_LAYOUT = Layout(
+    (
+        Field("zero", (1,), "constant 0"),
+        Field("one", (1,), "constant 1"),
+        Field("phase", (4,), ""),
+        Field("peek_counts", (MAX_PLAYERS, P), ""),
+        Field("last_peek", (MAX_PLAYERS, P), ""),
+        Field("turns_taken", (MAX_PLAYERS,), ""),
+        Field("can_announce", (1,), ""),
+        Field("announcer", (MAX_PLAYERS + 1,), ""),
+        Field("to_act", (MAX_PLAYERS,), ""),
+        Field("votes_revealed", (MAX_PLAYERS, R.NUM_SUSPECTS), ""),
+        Field("match_scores", (MAX_PLAYERS,), ""),
+        Field("games_played", (1,), ""),
+        Field("seen_cards", (MAX_PLAYERS, P, R.NUM_CARDS), ""),
+        Field("own_vote", (MAX_PLAYERS, R.NUM_SUSPECTS), ""),
+    )
+)
+
+
+def _gather_index(observer: int, n: int) -> np.ndarray:
+    """For each observation entry of ``observer``, the source entry it is read from."""
+    src, zero, one = SOURCE_LAYOUT, SOURCE_LAYOUT["zero"].start, SOURCE_LAYOUT["one"].start
+    parts: list[np.ndarray] = []
+
+    def per_seat(name: str, width: int) -> np.ndarray:
+        rows = [
+            np.arange(width) + src[name].start + ((observer + k) % n) * width if k < n else np.full(width, zero)
+            for k in range(MAX_PLAYERS)
+        ]
+        return np.concatenate(rows)
+
+    for f in OBSERVATION_LAYOUT.fields:
+        if f.name == "num_players":
+            parts.append(np.where(np.arange(7) == n - 2, one, zero))
+        elif f.name in ("peek_counts", "last_peek", "votes_revealed"):
+            parts.append(per_seat(f.name, f.shape[1]))
+        elif f.name in ("turns_taken", "to_act", "match_scores"):
+            parts.append(per_seat(f.name, 1))
+        elif f.name == "announcer":
+            parts.append(np.append(per_seat(f.name, 1), src[f.name].stop - 1))
+        elif f.name in ("seen_cards", "own_vote"):
+            parts.append(np.arange(f.size) + src[f.name].start + observer * f.size)
+        else:
+            parts.append(np.arange(src[f.name].start, src[f.name].stop))
+    index = np.concatenate(parts)
+    assert index.shape == (OBSERVATION_LAYOUT.size,)
+    return index
+
 
 class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
     """PettingZoo AEC environment for 6 Suspects (see ``parlour.envs.six_suspects_v0``)."""
@@ -119,15 +170,18 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         n = self.num_players
         self._turn_scale = 1.0 / (self.rules_options.table_announcement_turns + 1)
         self._game_scale = 1.0 / self.rules_options.max_games
-        # rel[observer, seat] = seat's position relative to observer; used by the incremental encoder.
-        self._rel = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
-        lay = OBSERVATION_LAYOUT
-        self._rows = np.arange(n)
-        self._peek_base = lay["peek_counts"].start + self._rel * P  # [observer, seat] -> start of that row
-        self._last_base = lay["last_peek"].start + self._rel * P
-        self._turn_idx = lay["turns_taken"].start + self._rel
-        self._act_idx = lay["to_act"].start + self._rel
-        self._obs = np.zeros((n, lay.size), np.float32)
+        self._gather = [_gather_index(o, n) for o in range(n)]
+        self._src = np.zeros(SOURCE_LAYOUT.size, np.float32)
+        src = SOURCE_LAYOUT
+        self._i_peeks = src["peek_counts"].start
+        self._i_last = src["last_peek"].start
+        self._i_turns = src["turns_taken"].start
+        self._i_act = src["to_act"].start
+        self._i_can = src["can_announce"].start
+        self._i_seen = src["seen_cards"].start
+        self._i_vote = src["own_vote"].start
+        self._i_phase = src["phase"].start
+        self._i_announcer = src["announcer"].start
 
     # ------------------------------------------------------------------------------------------ rules
     def _deal(self, rng: np.random.Generator) -> R.SixSuspectsState:
@@ -135,13 +189,16 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
 
     def _resample_state(self, seat: int, rng: np.random.Generator) -> R.SixSuspectsState:
         g = self.game.clone()
-        hidden = np.flatnonzero(~g.known_positions(seat))
-        g.layout[hidden] = g.layout[hidden][rng.permutation(len(hidden))]
+        known = g.known_positions(seat)
+        hidden = [p for p in range(P) if not known[p]]
+        cards = [g.layout[p] for p in hidden]
+        for p, k in zip(hidden, rng.permutation(len(hidden))):
+            g.layout[p] = cards[k]
         if g.phase == R.VOTE:
             # Votes cast by others are hidden until everyone has voted.
             for s in range(g.n):
                 if s != seat and g.votes[s] >= 0:
-                    g.votes[s] = rng.integers(R.NUM_SUSPECTS)
+                    g.votes[s] = int(rng.integers(R.NUM_SUSPECTS))
         g.rng = np.random.default_rng(int(rng.integers(2**63 - 1)))  # the deals of later games
         return g
 
@@ -155,15 +212,16 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         v[lay["phase"].start + g.phase] = 1
         seen = lay.view(v, "seen_cards")
         known = g.known_positions(seat)
-        for p in np.flatnonzero(known):
-            seen[p, g.layout[p]] = 1
+        for p in range(P):
+            if known[p]:
+                seen[p, g.layout[p]] = 1
         order = [(seat + k) % n for k in range(n)]  # relative seat k -> absolute seat
-        lay.view(v, "peek_counts")[:n] = g.peeks[order] * self._turn_scale
+        lay.view(v, "peek_counts")[:n] = np.array(g.peeks)[order] * self._turn_scale
         last = lay.view(v, "last_peek")
         for k, s in enumerate(order):
             if g.last_peek[s] >= 0:
                 last[k, g.last_peek[s]] = 1
-        v[lay["turns_taken"]][:n] = g.turns_each[order] * self._turn_scale
+        v[lay["turns_taken"]][:n] = np.array(g.turns_each)[order] * self._turn_scale
         v[lay["can_announce"].start] = float(g.can_announce() and g.announcer == R.NO_ANNOUNCER)
         if g.announcer == R.TABLE:
             v[lay["announcer"].stop - 1] = 1
@@ -177,37 +235,77 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
             revealed = lay.view(v, "votes_revealed")
             for k, s in enumerate(order):
                 revealed[k, g.votes[s]] = 1
-        v[lay["match_scores"]][:n] = g.scores[order] * self._game_scale
+        v[lay["match_scores"]][:n] = np.array(g.scores)[order] * self._game_scale
         v[lay["games_played"].start] = g.game_index * self._game_scale
         return v
 
     def _on_new_state(self) -> None:
-        for s in range(self.num_players):
-            self._obs[s] = self._encode_observation(s)
+        """Rebuild the source vector from the rules state."""
+        g, lay, v = self.game, SOURCE_LAYOUT, self._src
+        n = g.n
+        v[:] = 0
+        v[lay["one"].start] = 1
+        v[self._i_phase + g.phase] = 1
+        lay.view(v, "peek_counts")[:n] = np.array(g.peeks) * self._turn_scale
+        last = lay.view(v, "last_peek")
+        for s, p in enumerate(g.last_peek):
+            if p >= 0:
+                last[s, p] = 1
+        v[self._i_turns : self._i_turns + n] = np.array(g.turns_each) * self._turn_scale
+        v[self._i_can] = float(g.can_announce())
+        if g.announcer == R.TABLE:
+            v[lay["announcer"].stop - 1] = 1
+        elif g.announcer >= 0:
+            v[self._i_announcer + g.announcer] = 1
+        if g.phase != R.OVER:
+            v[self._i_act + g.current] = 1
+        seen, own = lay.view(v, "seen_cards"), lay.view(v, "own_vote")
+        for s in range(n):
+            known = g.known_positions(s)
+            for p in range(P):
+                if known[p]:
+                    seen[s, p, g.layout[p]] = 1
+            if g.votes[s] >= 0:
+                own[s, g.votes[s]] = 1
+        if g.phase == R.OVER:
+            revealed = lay.view(v, "votes_revealed")
+            for s in range(n):
+                revealed[s, g.votes[s]] = 1
+        v[lay["match_scores"]][:n] = np.array(g.scores) * self._game_scale
+        v[lay["games_played"].start] = g.game_index * self._game_scale
 
-    def _apply(self, action: int) -> np.ndarray | None:
-        g = self.game
-        seat = g.current
-        phase, game_index, could_announce = g.phase, g.game_index, g.can_announce()
+    def _apply(self, action: int) -> list[float] | None:
+        g, v = self.game, self._src
+        seat, phase, game_index = g.current, g.phase, g.game_index
+        old_last = g.last_peek[seat]
         rewards = g.apply(action)
-        if g.phase != phase or g.game_index != game_index or action >= R.NUM_POSITIONS:
-            self._on_new_state()  # phase changes, announcements and votes are rare: re-encode from scratch
+        if g.game_index != game_index or (g.phase != phase and action != R.ANNOUNCE):
+            self._on_new_state()  # a vote starts or a game ends: rare, re-encode from scratch
             return rewards
-        # A peek within the same phase: update every observer's vector in place (the hot path).
-        obs, rows, lay = self._obs, self._rows, OBSERVATION_LAYOUT
-        obs[rows, self._peek_base[:, seat] + action] += self._turn_scale
-        obs[rows[:, None], self._last_base[:, seat][:, None] + np.arange(P)] = 0
-        obs[rows, self._last_base[:, seat] + action] = 1
-        obs[rows, self._turn_idx[:, seat]] += self._turn_scale
-        obs[rows, self._act_idx[:, seat]] = 0
-        obs[rows, self._act_idx[:, g.current]] = 1
-        obs[seat, lay["seen_cards"].start + action * R.NUM_CARDS + g.layout[action]] = 1
-        if g.can_announce() != could_announce:
-            obs[:, lay["can_announce"].start] = 1
+        # The hot path: a peek, an announcement or a vote changes a few source entries.
+        v[self._i_act + seat] = 0
+        v[self._i_act + g.current] = 1
+        if action < P:
+            v[self._i_peeks + seat * P + action] = g.peeks[seat][action] * self._turn_scale
+            if old_last >= 0:
+                v[self._i_last + seat * P + old_last] = 0
+            v[self._i_last + seat * P + action] = 1
+            v[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
+            v[self._i_seen + (seat * P + action) * R.NUM_CARDS + g.layout[action]] = 1
+            if g.can_announce():
+                v[self._i_can] = 1
+        elif action == R.ANNOUNCE:
+            v[self._i_phase + phase] = 0
+            v[self._i_phase + g.phase] = 1
+            v[self._i_announcer + seat] = 1
+            v[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
+            v[self._i_can] = 0
+        else:
+            v[self._i_vote + seat * R.NUM_SUSPECTS + action - R.VOTE_BASE] = 1
         return rewards
 
     def _observation(self, seat: int) -> np.ndarray:
-        return self._obs[seat].copy()
+        return self._src[self._gather[seat]]
 
     def _encode_state(self) -> np.ndarray:
         g = self.game
@@ -217,9 +315,9 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         v[lay["num_players"].start + n - 2] = 1
         v[lay["phase"].start + g.phase] = 1
         lay.view(v, "layout")[np.arange(P), g.layout] = 1
-        lay.view(v, "seen")[:n] = g.seen
-        lay.view(v, "peek_counts")[:n] = g.peeks * self._turn_scale
-        v[lay["turns_taken"]][:n] = g.turns_each * self._turn_scale
+        lay.view(v, "seen")[:n] = np.array(g.seen)
+        lay.view(v, "peek_counts")[:n] = np.array(g.peeks) * self._turn_scale
+        v[lay["turns_taken"]][:n] = np.array(g.turns_each) * self._turn_scale
         if g.announcer == R.TABLE:
             v[lay["announcer"].stop - 1] = 1
         elif g.announcer >= 0:
@@ -230,7 +328,7 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         for s in range(n):
             if g.votes[s] >= 0:
                 votes[s, g.votes[s]] = 1
-        v[lay["match_scores"]][:n] = g.scores * self._game_scale
+        v[lay["match_scores"]][:n] = np.array(g.scores) * self._game_scale
         v[lay["games_played"].start] = g.game_index * self._game_scale
         return v
 
@@ -260,7 +358,7 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
             for c in range(R.NUM_SUSPECTS):
                 p = r * R.NUM_SUSPECTS + c
                 visible = seat is None or g.known_positions(seat)[p]
-                cells.append(f"{R.card_name(int(g.layout[p]), names) if visible else "?":>12}")
+                cells.append(f"{R.card_name(int(g.layout[p]), names) if visible else '?':>12}")
             lines.append(f"{R.ROW_NAMES[r]:>9} " + " ".join(cells))
         for s in range(g.n):
             peeks = ", ".join(f"{R.position_name(p)}×{int(k)}" for p, k in enumerate(g.peeks[s]) if k)
@@ -291,8 +389,8 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         votes_hidden = g.phase == R.VOTE
         known_votes = [int(g.votes[s]) if (s == seat or not votes_hidden) else -9 for s in range(g.n)]
         hidden_votes = [int(g.votes[s]) if (s != seat and votes_hidden) else -9 for s in range(g.n)]
-        known_bytes = np.where(known, g.layout, -1).tobytes() + bytes(np.array(known_votes, np.int64))
-        hidden_bytes = np.where(known, -1, g.layout).tobytes() + bytes(np.array(hidden_votes, np.int64))
+        cards = [c if k else -9 for c, k in zip(g.layout, known)], [-9 if k else c for c, k in zip(g.layout, known)]
+        return repr((cards[0], known_votes)).encode(), repr((cards[1], hidden_votes)).encode()
         return known_bytes, hidden_bytes
 
     def outcome(self) -> dict[str, Any]:
@@ -302,14 +400,15 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         g = self.game
         assert sorted(int(x) for x in g.layout) == list(range(R.NUM_CARDS)), "the 12 cards are a permutation"
         announced = 1 if g.announcer >= 0 else 0
-        assert int(g.peeks.sum()) == int(g.turns_each.sum()) - announced, "every turn but an announcement peeks"
-        assert (g.seen == (g.peeks > 0)).all(), "a seat has seen exactly the positions it peeked at"
-        assert g.turns_each.max() - g.turns_each.min() <= 1 or g.announcer != R.NO_ANNOUNCER
-        assert g.turns_each.max() <= self.rules_options.table_announcement_turns + 1
+        peeks, turns = np.array(g.peeks), np.array(g.turns_each)
+        assert int(peeks.sum()) == int(turns.sum()) - announced, "every turn but an announcement peeks"
+        assert (np.array(g.seen) == (peeks > 0)).all(), "a seat has seen exactly the positions it peeked at"
+        assert turns.max() - turns.min() <= 1 or g.announcer != R.NO_ANNOUNCER, "turns go round the table"
+        assert turns.max() <= self.rules_options.table_announcement_turns + 1
         if g.phase == R.PEEK:
             assert g.announcer == R.NO_ANNOUNCER
         if g.phase in (R.PEEK, R.LAST_TURNS):
-            assert (g.votes == -1).all(), "nobody votes before the vote"
-        assert int(g.scores.sum()) <= g.game_index * g.n
+            assert all(v == -1 for v in g.votes), "nobody votes before the vote"
+        assert sum(g.scores) <= g.game_index * g.n
         for s in range(g.n):
-            assert np.array_equal(self._obs[s], self._encode_observation(s)), "incremental encoding drifted"
+            assert np.array_equal(self._observation(s), self._encode_observation(s)), "incremental encoding drifted"

@@ -13,6 +13,7 @@ Actions (one flat space): ``0–11`` peek at position ``p``; ``12`` announce; ``
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -218,24 +219,25 @@ class Options:
 # ----------------------------------------------------------------------------------------------- the state
 @dataclass
 class SixSuspectsState:
-    """The whole table. Build one with :func:`deal`."""
+    """The whole table. Build one with :func:`deal`. Per-seat data are plain lists (fast to step and copy)."""
 
     options: Options
     rng: np.random.Generator
-    layout: np.ndarray = field(default_factory=lambda: np.zeros(NUM_POSITIONS, np.int64))
-    seen: np.ndarray = field(default_factory=lambda: np.zeros((0, NUM_POSITIONS), bool))
-    peeks: np.ndarray = field(default_factory=lambda: np.zeros((0, NUM_POSITIONS), np.int64))
-    last_peek: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    turns_each: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    votes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    scores: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    layout: list[int] = field(default_factory=list)  # card id at each position
+    seen: list[list[bool]] = field(default_factory=list)  # [seat][position]
+    peeks: list[list[int]] = field(default_factory=list)  # [seat][position]
+    last_peek: list[int] = field(default_factory=list)  # -1: none yet
+    turns_each: list[int] = field(default_factory=list)
+    votes: list[int] = field(default_factory=list)  # -1: not yet
+    scores: list[int] = field(default_factory=list)
     phase: int = PEEK
     announcer: int = NO_ANNOUNCER
     current: int = 0
     queue: list[int] = field(default_factory=list)
     game_index: int = 0
     start: int = 0
-    turns: int = 0
+    turns: int = 0  # turns taken in the whole match
+    peek_phase_turns: int = 0  # turns taken in this game's peek phase (they go round-robin)
     results: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -250,7 +252,8 @@ class SixSuspectsState:
         return self.phase == OVER
 
     def can_announce(self) -> bool:
-        return self.phase == PEEK and int(self.turns_each.min()) >= ANNOUNCE_AFTER_TURNS
+        # Peek-phase turns go round-robin, so "every player has taken four turns" is a count of turns.
+        return self.phase == PEEK and self.peek_phase_turns >= ANNOUNCE_AFTER_TURNS * self.options.num_players
 
     def legal_mask(self) -> np.ndarray:
         if self.phase == PEEK:
@@ -262,26 +265,35 @@ class SixSuspectsState:
         return _MASK_NONE
 
     def clone(self) -> SixSuspectsState:
-        import copy
-
-        return copy.deepcopy(self)
+        new = copy.copy(self)
+        new.rng = copy.deepcopy(self.rng)
+        new.layout = self.layout[:]
+        new.seen = [row[:] for row in self.seen]
+        new.peeks = [row[:] for row in self.peeks]
+        new.last_peek = self.last_peek[:]
+        new.turns_each = self.turns_each[:]
+        new.votes = self.votes[:]
+        new.scores = self.scores[:]
+        new.queue = self.queue[:]
+        new.results = copy.deepcopy(self.results)
+        return new
 
     # -------------------------------------------------------------------------------------------- play
-    def apply(self, action: int) -> np.ndarray | None:
+    def apply(self, action: int) -> list[float] | None:
         """Play ``action`` for the current seat; returns per-seat reward deltas when a game resolves."""
-        mask = self.legal_mask()
-        if not (0 <= action < NUM_ACTIONS and mask[action]):
+        if not (0 <= action < NUM_ACTIONS and self.legal_mask()[action]):
             raise ValueError(f"illegal action {action} in phase {PHASE_NAMES[self.phase]}")
         seat = self.current
-        n = self.n
+        n = self.options.num_players
         if action < NUM_POSITIONS:
-            self.seen[seat, action] = True
-            self.peeks[seat, action] += 1
+            self.seen[seat][action] = True
+            self.peeks[seat][action] += 1
             self.last_peek[seat] = action
             self.turns_each[seat] += 1
             self.turns += 1
             if self.phase == PEEK:
-                if int(self.turns_each.min()) >= self.options.table_announcement_turns:
+                self.peek_phase_turns += 1
+                if self.peek_phase_turns >= self.options.table_announcement_turns * n:
                     self.announcer = TABLE
                     self._start_vote(first=(seat + 1) % n)
                 else:
@@ -307,8 +319,7 @@ class SixSuspectsState:
         if self.queue:
             self.current = self.queue.pop(0)
         else:
-            first = (self.announcer + 1) % self.n
-            self._start_vote(first=first)
+            self._start_vote(first=(self.announcer + 1) % self.n)
 
     def _start_vote(self, first: int) -> None:
         self.phase = VOTE
@@ -316,34 +327,36 @@ class SixSuspectsState:
         self.current = order[0]
         self.queue = order[1:]
 
-    def _resolve_game(self) -> np.ndarray:
+    def _resolve_game(self) -> list[float]:
         opts = self.options
         res = resolve(self.layout, opts.plain_values)
-        right = np.isin(self.votes, res.culprits)
-        self.scores += right
+        right = [v in res.culprits for v in self.votes]
+        for s, ok in enumerate(right):
+            self.scores[s] += ok
         self.results.append(
             {
                 "game": self.game_index,
-                "layout": [int(x) for x in self.layout],
-                "layout_names": [card_name(int(x), opts.plain_values) for x in self.layout],
-                "votes": [SUSPECTS[int(v)] for v in self.votes],
-                "announcer": int(self.announcer),
-                "right": [bool(x) for x in right],
+                "layout": list(self.layout),
+                "layout_names": [card_name(x, opts.plain_values) for x in self.layout],
+                "votes": [SUSPECTS[v] for v in self.votes],
+                "announcer": self.announcer,
+                "right": right,
                 **res.as_dict(),
             }
         )
         self.game_index += 1
-        rewards = np.zeros(self.n)
         if opts.reward == "vote":
-            rewards = np.where(right, 1.0, -1.0)
+            rewards = [1.0 if ok else -1.0 for ok in right]
         elif opts.reward == "score":
-            rewards = right.astype(float)
+            rewards = [float(ok) for ok in right]
+        else:
+            rewards = [0.0] * self.n
         if self._match_over():
             self.phase = OVER
             self.queue = []
-            if opts.reward == "win":
-                winners = self.winners()
-                rewards = np.where(np.isin(np.arange(self.n), winners), 1.0, -1.0) if winners else rewards
+            winners = self.winners()
+            if opts.reward == "win" and winners:
+                rewards = [1.0 if s in winners else -1.0 for s in range(self.n)]
         else:
             self._new_game()
         return rewards
@@ -354,49 +367,49 @@ class SixSuspectsState:
             return False
         if opts.num_games == 1 or self.game_index >= opts.max_games:
             return True
-        top = self.scores.max()
-        return int((self.scores == top).sum()) == 1
+        return self.scores.count(max(self.scores)) == 1
 
     def winners(self) -> list[int]:
         """Seats with the highest match score; nobody wins if nobody scored."""
-        top = int(self.scores.max())
-        return [] if top == 0 else [int(s) for s in np.flatnonzero(self.scores == top)]
+        top = max(self.scores)
+        return [] if top == 0 else [s for s in range(self.n) if self.scores[s] == top]
 
     def _new_game(self) -> None:
         n = self.n
         opts = self.options
-        self.layout = self.rng.permutation(NUM_CARDS).astype(np.int64)
-        self.seen = np.zeros((n, NUM_POSITIONS), bool)
-        self.peeks = np.zeros((n, NUM_POSITIONS), np.int64)
-        self.last_peek = np.full(n, -1, np.int64)
-        self.turns_each = np.zeros(n, np.int64)
-        self.votes = np.full(n, -1, np.int64)
+        self.layout = [int(x) for x in self.rng.permutation(NUM_CARDS)]
+        self.seen = [[False] * NUM_POSITIONS for _ in range(n)]
+        self.peeks = [[0] * NUM_POSITIONS for _ in range(n)]
+        self.last_peek = [-1] * n
+        self.turns_each = [0] * n
+        self.votes = [-1] * n
         self.phase = PEEK
         self.announcer = NO_ANNOUNCER
         self.queue = []
+        self.peek_phase_turns = 0
         self.start = (opts.start_seat + (self.game_index if opts.rotate_start else 0)) % n
         self.current = self.start
 
     # -------------------------------------------------------------------------------------------- views
-    def known_positions(self, seat: int) -> np.ndarray:
-        """Positions whose card ``seat`` knows (all of them once the game is over)."""
+    def known_positions(self, seat: int) -> list[bool]:
+        """Whether ``seat`` knows the card at each position (all of them once the game is over)."""
         if self.phase == OVER:
-            return np.ones(NUM_POSITIONS, bool)
+            return [True] * NUM_POSITIONS
         return self.seen[seat]
 
     def outcome(self) -> dict[str, Any]:
         return {
-            "scores": [int(s) for s in self.scores],
+            "scores": list(self.scores),
             "winners": self.winners(),
-            "games": list(self.results),
-            "layout": [int(x) for x in self.layout],
-            "layout_names": [card_name(int(x), self.options.plain_values) for x in self.layout],
-            "votes": [int(v) for v in self.votes],
+            "games": [dict(r) for r in self.results],
+            "layout": list(self.layout),
+            "layout_names": [card_name(x, self.options.plain_values) for x in self.layout],
+            "votes": list(self.votes),
         }
 
 
 def deal(options: Options, rng: np.random.Generator) -> SixSuspectsState:
     """A new match: the first game's shuffled layout, every draw from ``rng`` (kept for later games)."""
-    state = SixSuspectsState(options=options, rng=rng, scores=np.zeros(options.num_players, np.int64))
+    state = SixSuspectsState(options=options, rng=rng, scores=[0] * options.num_players)
     state._new_game()
     return state

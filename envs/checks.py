@@ -1,0 +1,201 @@
+"""Reusable checks for any Parlour environment (and for users' own envs built on :class:`ParlourEnv`).
+
+- :func:`hidden_information_audit`: redraws everything hidden from an agent and asserts that nothing it is shown
+  (observation, mask, infos, perspective text) changes; that the redraw really changes hidden state in a good
+  share of cases; and that a change of what the agent *can* know does change its observation.
+- :func:`fuzz`: many seeded random games, checking the game's invariants and the API's promises at every step,
+  and that every game ends within a bound.
+- :func:`replay_check`: record → JSON → replay gives identical observations, rewards and outcome.
+
+Each raises ``AssertionError`` with a message saying what broke, and returns a small report of what it covered.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from parlour.envs.core import ParlourEnv
+
+EnvFactory = Callable[[], ParlourEnv[Any]]
+
+
+def _random_action(env: ParlourEnv[Any], rng: np.random.Generator) -> int | None:
+    agent = env.agent_selection
+    if env.terminations[agent] or env.truncations[agent]:
+        return None
+    legal = np.flatnonzero(env.observe(agent)["action_mask"])
+    assert len(legal) > 0, f"{env}: {agent} is to act but its mask is empty"
+    return int(legal[rng.integers(len(legal))])
+
+
+def random_decision_points(env: ParlourEnv[Any], rng: np.random.Generator, seed: int) -> Iterator[ParlourEnv[Any]]:
+    """Play one seeded random game, yielding the env before every step (terminal steps included)."""
+    env.reset(seed=seed)
+    for _ in env.agent_iter():
+        yield env
+        env.step(_random_action(env, rng))
+
+
+def _views(env: ParlourEnv[Any], agent: str) -> tuple[bytes, bytes, str, str]:
+    obs = env.observe(agent)
+    return (
+        obs["observation"].tobytes(),
+        obs["action_mask"].tobytes(),
+        repr(env.infos.get(agent)),
+        env.render_text(perspective=agent),
+    )
+
+
+@dataclass
+class AuditReport:
+    points: int = 0
+    resamples: int = 0
+    hidden_changed: int = 0
+    visible_changes_checked: int = 0
+
+    @property
+    def hidden_change_share(self) -> float:
+        return self.hidden_changed / max(1, self.resamples)
+
+
+def hidden_information_audit(
+    env_fn: EnvFactory,
+    *,
+    games: int = 10,
+    seed: int = 0,
+    every: int = 1,
+    samples: int = 2,
+    min_hidden_change_share: float = 0.5,
+) -> AuditReport:
+    """Audit that no agent's view depends on what is hidden from it.
+
+    At every ``every``-th decision point of ``games`` seeded random games, for every live agent, draw
+    ``samples`` resampled copies (``resample_hidden``) and assert that the agent's observation, mask, infos and
+    perspective text are byte-identical, that what it knows is kept, and that the copy satisfies the game's
+    invariants. The share of copies whose hidden part changed must reach ``min_hidden_change_share`` (a
+    resampler that returns the truth fails). Then resample for each *other* agent: wherever that changes what
+    this agent knows, this agent's observation must change (an observation that omits what the agent saw fails).
+    """
+    rng = np.random.default_rng(seed)
+    report = AuditReport()
+    for g in range(games):
+        env = env_fn()
+        for i, point in enumerate(random_decision_points(env, np.random.default_rng([seed, g]), seed + g)):
+            if i % every:
+                continue
+            report.points += 1
+            live = [a for a in point.agents if not (point.terminations[a] or point.truncations[a])]
+            for agent in live:
+                views = _views(point, agent)
+                known, hidden = point.private_knowledge(agent)
+                for _ in range(samples):
+                    copy = point.resample_hidden(agent, rng)
+                    where = f"{point}, game seed {seed + g}, decision {i}, {agent}"
+                    new = _views(copy, agent)
+                    for name, a, b in zip(("observation", "action mask", "infos", "text view"), views, new):
+                        assert a == b, f"hidden information leaks into the {name} of {where}"
+                    known2, hidden2 = copy.private_knowledge(agent)
+                    assert known2 == known, f"resample_hidden changed what {agent} knows ({where})"
+                    copy.invariants()
+                    report.resamples += 1
+                    report.hidden_changed += hidden2 != hidden
+                for other in point.agents:
+                    if other == agent:
+                        continue
+                    copy = point.resample_hidden(other, rng)
+                    if copy.private_knowledge(agent)[0] != known:
+                        report.visible_changes_checked += 1
+                        assert copy.observe(agent)["observation"].tobytes() != views[0], (
+                            f"{agent}'s observation ignores a change in what it knows ({point}, decision {i})"
+                        )
+    assert report.resamples > 0, "the audit checked nothing"
+    assert report.hidden_change_share >= min_hidden_change_share, (
+        f"resample_hidden changed hidden state in only {report.hidden_change_share:.0%} of {report.resamples} "
+        f"draws (need {min_hidden_change_share:.0%}): it does not really redraw what is hidden"
+    )
+    assert report.visible_changes_checked > 0, "the audit never saw a change of known information to test"
+    return report
+
+
+@dataclass
+class FuzzReport:
+    games: int = 0
+    steps: int = 0
+    longest: int = 0
+    truncated: int = 0
+
+
+def fuzz(env_fn: EnvFactory, *, games: int = 50, seed: int = 0, max_steps: int = 100_000) -> FuzzReport:
+    """Play seeded random games, checking invariants and API promises at every step."""
+    report = FuzzReport()
+    for g in range(games):
+        env = env_fn()
+        rng = np.random.default_rng([seed, g])
+        steps = 0
+        for point in random_decision_points(env, rng, seed + g):
+            agent = point.agent_selection
+            point.invariants()
+            obs = point.observe(agent)
+            space = point.observation_space(agent)
+            assert space.contains(obs), f"{point}: observation of {agent} is outside its space"
+            done = point.terminations[agent] or point.truncations[agent]
+            for other in point.agents:
+                if other != agent or done:
+                    assert not point.observe(other)["action_mask"].any(), f"{other} has a mask but is not to act"
+            for a in point.agents:
+                assert np.isfinite(point._cumulative_rewards[a]), "non-finite reward"
+            steps += 1
+            assert steps <= max_steps, f"{point}: game seed {seed + g} did not end within {max_steps} steps"
+        report.games += 1
+        report.steps += steps
+        report.longest = max(report.longest, steps)
+        report.truncated += bool(env._final_outcome and env._final_outcome.get("truncated"))
+    return report
+
+
+def _trace(env: ParlourEnv[Any], actions: Iterator[int | None]) -> list[tuple[Any, ...]]:
+    trace: list[tuple[Any, ...]] = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, term, trunc))
+        env.step(next(actions))
+    return trace
+
+
+def replay_check(env_fn: EnvFactory, *, seed: int = 0) -> dict[str, Any]:
+    """Play a random game, round-trip its record through JSON, replay it, and compare everything."""
+    from parlour.envs import make, replay
+
+    env = env_fn()
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+
+    def random_actions() -> Iterator[int | None]:
+        while True:
+            yield _random_action(env, rng)
+
+    original = _trace(env, random_actions())
+    record = json.loads(json.dumps(env.record()))
+    assert record["outcome"] is not None, "a finished game's record has no outcome"
+    replayed = replay(record)
+    assert replayed.record()["outcome"] == record["outcome"], "replay: the outcome differs"
+
+    again = make(record["env"], **record["options"])
+    again._start_game(record["game_seed"])
+    steps = iter(record["actions"])
+
+    def recorded_actions() -> Iterator[int | None]:
+        while True:
+            agent = again.agent_selection
+            if again.terminations[agent] or again.truncations[agent]:
+                yield None
+            else:
+                yield int(next(steps)["action"])
+
+    assert _trace(again, recorded_actions()) == original, "replay: observations or rewards differ"
+    return record
