@@ -1,0 +1,54 @@
+"""The policy interface shared by scripted opponents, trained agents and oracles."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from parlour.envs.core import ParlourEnv
+
+
+class Policy(ABC):
+    """A player. It sees exactly what its seat sees: the observation vector and the action mask.
+
+    ``act`` must return a legal action (one whose mask entry is 1). Every random choice comes from ``rng``.
+    """
+
+    #: Registry name.
+    name: ClassVar[str] = "policy"
+    #: Env ids the policy can play (``None``: any Parlour env).
+    games: ClassVar[tuple[str, ...] | None] = None
+    #: True for oracles, which read the hidden state through the env (``act_with_env``).
+    needs_env: ClassVar[bool] = False
+
+    @abstractmethod
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """Choose an action from what the seat sees."""
+
+    def act_with_env(self, env: ParlourEnv[Any], agent: str, rng: np.random.Generator) -> int:
+        """Choose with access to the env (oracles override this; others just observe)."""
+        obs = env.observe(agent)
+        return self.act(obs["observation"], obs["action_mask"], rng)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class RandomPolicy(Policy):
+    """Uniform over the legal actions (any game)."""
+
+    name = "random"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[rng.integers(len(legal))])
+
+
+def choose_best(scores: np.ndarray, legal: np.ndarray, rng: np.random.Generator, tol: float = 1e-9) -> int:
+    """The legal action with the highest score, ties broken uniformly at random."""
+    s = np.where(legal.astype(bool), scores, -np.inf)
+    best = np.flatnonzero(s >= s.max() - tol)
+    return int(best[rng.integers(len(best))])

@@ -1,0 +1,145 @@
+"""Play policies against each other: one game, or a seat-rotated match with a results table."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.base import Policy
+from parlour.envs import make as make_env
+from parlour.envs.core import ParlourEnv
+
+#: z for a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion (well-behaved at 0 and 1 and for small samples)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """Mean and normal-approximation 95% interval ``(mean, low, high)`` (sample standard deviation)."""
+    x = np.asarray(values, float)
+    if len(x) == 0:
+        return (0.0, 0.0, 0.0)
+    m = float(x.mean())
+    if len(x) == 1:
+        return (m, m, m)
+    half = z * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return (m, m - half, m + half)
+
+
+def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.random.Generator) -> dict[str, Any]:
+    """Play one game from ``env.reset(seed=seed)``; returns each seat's total reward and the outcome."""
+    env.reset(seed=seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    outcome: dict[str, Any] = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            outcome = info.get("outcome", outcome)
+            env.step(None)
+            continue
+        policy = seats[env.possible_agents.index(agent)]
+        if policy.needs_env:
+            action = policy.act_with_env(env, agent, rng)
+        else:
+            action = policy.act(obs["observation"], obs["action_mask"], rng)
+        env.step(action)
+    return {"rewards": [totals[a] for a in env.possible_agents], "outcome": outcome}
+
+
+@dataclass
+class BotStats:
+    name: str
+    games: int = 0
+    wins: int = 0
+    score: float = 0.0
+    rewards: list[float] = field(default_factory=list)
+
+    def row(self) -> dict[str, Any]:
+        lo, hi = wilson_interval(self.wins, self.games)
+        m, mlo, mhi = mean_interval(self.rewards)
+        return {
+            "bot": self.name,
+            "games": self.games,
+            "win_rate": self.wins / max(1, self.games),
+            "win_ci": (lo, hi),
+            "score_per_game": self.score / max(1, self.games),
+            "mean_reward": m,
+            "reward_ci": (mlo, mhi),
+        }
+
+
+def deal_seeds(seed: int, games: int) -> list[int]:
+    """The fixed list of deal seeds of a match (the same for every bot line-up)."""
+    return [int(s) for s in np.random.SeedSequence(seed).generate_state(games, dtype=np.uint64) >> np.uint64(1)]
+
+
+def run_match(
+    env_name: str,
+    bots: Sequence[str],
+    *,
+    num_players: int,
+    games: int,
+    seed: int = 0,
+    env_kwargs: dict[str, Any] | None = None,
+    progress: bool = False,
+) -> list[dict[str, Any]]:
+    """Play ``games`` games; seat ``s`` of game ``g`` is ``bots[(s + g) % len(bots)]`` (seat rotation).
+
+    Returns one row per bot: games played (seat appearances), win rate with a Wilson 95% interval, score per
+    game (the game's own points) and mean reward with a 95% interval.
+    """
+    from parlour.baselines import make as make_bot
+
+    if not bots:
+        raise ValueError("run_match: give at least one bot")
+    env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
+    policies = {name: make_bot(name, env_name) for name in dict.fromkeys(bots)}
+    stats = {name: BotStats(name) for name in policies}
+    rng = np.random.default_rng(seed)
+    iterator: Any = range(games)
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(iterator, desc=f"{env_name} match", unit="game")
+    for g, deal in zip(iterator, deal_seeds(seed, games)):
+        seats = [policies[bots[(s + g) % len(bots)]] for s in range(num_players)]
+        result = play_game(env, seats, deal, rng)
+        winners = set(result["outcome"].get("winners", []))
+        scores = result["outcome"].get("scores", [0] * num_players)
+        played = max(1, len(result["outcome"].get("games", [None])))
+        for s, policy in enumerate(seats):
+            st = stats[policy.name]
+            st.games += 1
+            st.wins += s in winners
+            st.score += scores[s] / played
+            st.rewards.append(result["rewards"][s])
+    return [st.row() for st in stats.values()]
+
+
+def format_table(rows: Sequence[dict[str, Any]]) -> str:
+    """A Markdown results table."""
+    lines = [
+        "| bot | games | win rate (95% CI) | score/game | mean reward (95% CI) |",
+        "|---|---:|---|---:|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['bot']} | {r['games']} | {r['win_rate']:.3f} ({r['win_ci'][0]:.3f}–{r['win_ci'][1]:.3f}) "
+            f"| {r['score_per_game']:.3f} | {r['mean_reward']:+.3f} ({r['reward_ci'][0]:+.3f}–{r['reward_ci'][1]:+.3f}) |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,170 @@
+"""Scripted opponents for 6 Suspects.
+
+- ``six_suspects_heuristic``: peeks at cards it has not seen, estimates each column's total from what it has
+  seen (Police excludes a column, the Diamond makes it 9½, unknown cards count at the average plain value,
+  copying effects are ignored), announces once it has seen half the table, votes for the best estimate.
+- ``six_suspects_expert``: keeps the set of card arrangements consistent with what it has seen (all of them when
+  few cards are unknown, a uniform sample otherwise), resolves each one exactly, and so knows the probability that
+  each suspect is a culprit. It peeks where the expected best-vote probability after the peek is highest (value
+  of information), announces when it is confident or no peek would help, and votes for the likeliest culprit.
+- ``six_suspects_oracle``: reads the true layout from the env. It exists only to measure what the hidden
+  information is worth.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from itertools import permutations
+from math import factorial
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from parlour.baselines.base import Policy, choose_best
+from parlour.envs.six_suspects import rules as R
+from parlour.envs.six_suspects.env import OBSERVATION_LAYOUT
+
+if TYPE_CHECKING:
+    from parlour.envs.core import ParlourEnv
+
+GAMES = ("six_suspects_v0",)
+_SEEN = OBSERVATION_LAYOUT["seen_cards"]
+_PHASE = OBSERVATION_LAYOUT["phase"]
+_VOTES = slice(R.VOTE_BASE, R.NUM_ACTIONS)
+_PEEKS = slice(0, R.NUM_POSITIONS)
+
+
+def known_cards(observation: np.ndarray) -> dict[int, int]:
+    """Position -> card id for every card this seat has seen (decoded through the observation layout)."""
+    seen = observation[_SEEN].reshape(R.NUM_POSITIONS, R.NUM_CARDS)
+    rows = np.flatnonzero(seen.any(axis=1))
+    return {int(p): int(seen[p].argmax()) for p in rows}
+
+
+def _scores(values: np.ndarray, legal: np.ndarray, part: slice) -> np.ndarray:
+    scores = np.full(R.NUM_ACTIONS, -np.inf)
+    scores[part] = values
+    return np.where(legal.astype(bool), scores, -np.inf)
+
+
+class SixSuspectsHeuristic(Policy):
+    name = "six_suspects_heuristic"
+    games = GAMES
+
+    #: Announce once this many cards have been seen.
+    announce_after_seen = 6
+
+    def __init__(self, plain_values: tuple[int, ...] = R.DEFAULT_PLAIN_VALUES) -> None:
+        self.plain_values = plain_values
+
+    def estimates(self, known: dict[int, int]) -> np.ndarray:
+        unknown_value = float(np.mean(self.plain_values))
+        totals = np.zeros(R.NUM_SUSPECTS)
+        for c in range(R.NUM_SUSPECTS):
+            cards = [known.get(c), known.get(c + R.NUM_SUSPECTS)]
+            if R.POLICE in cards:
+                totals[c] = -np.inf
+            elif R.DIAMOND in cards:
+                totals[c] = 9.5
+            else:
+                for card in cards:
+                    if card is None or card in (R.TORCH_LEFT, R.TORCH_RIGHT, R.MIRROR):
+                        totals[c] += unknown_value
+                    elif card == R.SWAP:
+                        totals[c] += R.SWAP_VALUE_HALVES / 2
+                    else:
+                        totals[c] += self.plain_values[card - R.PLAIN_CARDS[0]]
+        return totals
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        known = known_cards(observation)
+        if action_mask[R.VOTE_BASE]:
+            return choose_best(_scores(self.estimates(known), action_mask, _VOTES), action_mask, rng)
+        if action_mask[R.ANNOUNCE] and len(known) >= self.announce_after_seen:
+            return R.ANNOUNCE
+        unseen = np.array([0.0 if p in known else 1.0 for p in range(R.NUM_POSITIONS)])
+        return choose_best(_scores(unseen, action_mask, _PEEKS), action_mask, rng)
+
+
+class SixSuspectsExpert(Policy):
+    name = "six_suspects_expert"
+    games = GAMES
+
+    #: Enumerate every consistent arrangement when there are at most this many; sample this many otherwise.
+    max_worlds = 1000
+    #: Announce when the likeliest culprit is at least this likely ...
+    announce_confidence = 0.8
+    #: ... or when no single peek is expected to raise that probability by more than this.
+    min_peek_gain = 0.02
+
+    def __init__(self, plain_values: tuple[int, ...] = R.DEFAULT_PLAIN_VALUES) -> None:
+        self.plain_values = plain_values
+        self._cache: OrderedDict[tuple[tuple[int, int], ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+    def worlds(self, known: dict[int, int], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """``(layouts, culprits)``: consistent arrangements ``(W, 12)`` and their culprit sets ``(W, 6)``."""
+        key = tuple(sorted(known.items()))
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        unknown_pos = [p for p in range(R.NUM_POSITIONS) if p not in known]
+        unknown_cards = sorted(set(range(R.NUM_CARDS)) - set(known.values()))
+        base = np.zeros(R.NUM_POSITIONS, np.int64)
+        for p, card in known.items():
+            base[p] = card
+        if factorial(len(unknown_pos)) <= self.max_worlds:
+            fills = np.array(list(permutations(unknown_cards)), np.int64).reshape(-1, len(unknown_pos))
+        else:
+            fills = np.array([rng.permutation(unknown_cards) for _ in range(self.max_worlds)], np.int64)
+        layouts = np.repeat(base[None, :], len(fills), axis=0)
+        layouts[:, unknown_pos] = fills
+        culprits = np.zeros((len(layouts), R.NUM_SUSPECTS), bool)
+        for w, lay in enumerate(layouts):
+            culprits[w, list(R.resolve(lay, self.plain_values).culprits)] = True
+        self._cache[key] = (layouts, culprits)
+        if len(self._cache) > 256:
+            self._cache.popitem(last=False)
+        return layouts, culprits
+
+    def peek_values(self, layouts: np.ndarray, culprits: np.ndarray) -> np.ndarray:
+        """For each position, the expected probability of the best vote after peeking there."""
+        onehot = np.zeros((len(layouts), R.NUM_POSITIONS, R.NUM_CARDS))
+        np.put_along_axis(onehot, layouts[:, :, None], 1.0, axis=2)
+        counts = np.einsum("wpk,wc->pkc", onehot, culprits.astype(float))
+        return counts.max(axis=2).sum(axis=1) / len(layouts)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        known = known_cards(observation)
+        layouts, culprits = self.worlds(known, rng)
+        p_culprit = culprits.mean(axis=0)
+        if action_mask[R.VOTE_BASE]:
+            return choose_best(_scores(p_culprit, action_mask, _VOTES), action_mask, rng)
+        values = self.peek_values(layouts, culprits)
+        best_now = float(p_culprit.max())
+        if action_mask[R.ANNOUNCE] and (
+            best_now >= self.announce_confidence or float(values.max()) - best_now < self.min_peek_gain
+        ):
+            return R.ANNOUNCE
+        values[list(known)] -= 1.0  # a known card teaches nothing: peek elsewhere while anything is unknown
+        return choose_best(_scores(values, action_mask, _PEEKS), action_mask, rng)
+
+
+class SixSuspectsOracle(Policy):
+    """Sees the true layout (an oracle: for measuring what hidden information is worth, not a fair opponent)."""
+
+    name = "six_suspects_oracle"
+    games = GAMES
+    needs_env = True
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        raise TypeError("six_suspects_oracle reads the hidden state: call act_with_env(env, agent, rng)")
+
+    def act_with_env(self, env: ParlourEnv[Any], agent: str, rng: np.random.Generator) -> int:
+        game = env.unwrapped.game
+        mask = env.observe(agent)["action_mask"]
+        if mask[R.VOTE_BASE]:
+            culprits = R.resolve(game.layout, game.options.plain_values).culprits
+            return R.VOTE_BASE + int(culprits[rng.integers(len(culprits))])
+        if mask[R.ANNOUNCE]:
+            return R.ANNOUNCE
+        return int(rng.integers(R.NUM_POSITIONS))

@@ -1,0 +1,1 @@
+"""Parlour training and evaluation tools, and the ``parlour`` command line."""

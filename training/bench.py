@@ -1,0 +1,82 @@
+"""``parlour bench``: random-play steps per second, through ``env()`` and through the raw rules.
+
+Every loop is the same: read the acting agent's mask (``env.last()`` for AEC envs), pick a legal action uniformly
+with a pre-drawn random number, step. PettingZoo's ``leduc_holdem_v4`` (when its ``classic`` extra is installed)
+runs through the very same AEC loop in the same process, and each Parlour figure is given as a ratio to it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from parlour.envs import ENVIRONMENTS, make
+
+_UNIFORM = np.random.default_rng(12345).random(1 << 16)
+
+
+def aec_steps_per_second(env: Any, seconds: float, seed: int = 0) -> float:
+    """Random play through the AEC API (``agent_iter`` / ``last`` / ``step``) for about ``seconds``."""
+    u, i, steps = _UNIFORM, 0, 0
+    env.reset(seed=seed)
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset()
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[int(u[i & 0xFFFF] * len(legal))])
+                i += 1
+            env.step(action)
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def rules_steps_per_second(env: Any, seconds: float, seed: int = 0) -> float:
+    """Random play on the pure rules state alone (no observation encoding, no AEC bookkeeping)."""
+    u, i, steps = _UNIFORM, 0, 0
+    rng = np.random.default_rng(seed)
+    deal: Callable[[np.random.Generator], Any] = env.unwrapped._deal
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = deal(rng)
+        while not state.is_terminal():
+            legal = np.flatnonzero(state.legal_mask())
+            state.apply(int(legal[int(u[i & 0xFFFF] * len(legal))]))
+            i += 1
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def run_bench(games: list[str] | None, num_players: int | None, seconds: float) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    leduc: float | None = None
+    try:
+        from pettingzoo.classic import leduc_holdem_v4
+
+        leduc = aec_steps_per_second(leduc_holdem_v4.env(), seconds)
+        rows.append({"env": "leduc_holdem_v4 (PettingZoo)", "players": 2, "api": "env()", "steps_per_s": leduc})
+    except ImportError:
+        pass
+    for name in games or list(ENVIRONMENTS):
+        kwargs = {} if num_players is None else {"num_players": num_players}
+        env = make(name, **kwargs)
+        for api, fn in (("env()", aec_steps_per_second), ("rules", rules_steps_per_second)):
+            rows.append({"env": name, "players": env.num_players, "api": api, "steps_per_s": fn(env, seconds)})
+    for r in rows:
+        r["x_leduc"] = None if leduc is None else r["steps_per_s"] / leduc
+    return rows
+
+
+def format_bench(rows: list[dict[str, Any]]) -> str:
+    lines = ["| env | players | through | steps/s | × leduc_holdem_v4 |", "|---|---:|---|---:|---:|"]
+    for r in rows:
+        ratio = "n/a" if r["x_leduc"] is None else f"{r['x_leduc']:.1f}"
+        lines.append(f"| {r['env']} | {r['players']} | {r['api']} | {r['steps_per_s']:,.0f} | {ratio} |")
+    return "\n".join(lines)
