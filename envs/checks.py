@@ -1,7 +1,7 @@
 """Reusable checks for any Parlour environment (and for users' own envs built on :class:`ParlourEnv`).
 
 - :func:`hidden_information_audit`: redraws everything hidden from an agent and asserts that nothing it is shown
-  (observation, mask, infos, perspective text) changes; that the redraw really changes hidden state in a good
+  (observation, mask, infos, perspective text, mid-game rewards) changes; that the redraw really changes hidden state in a good
   share of cases; and that a change of what the agent *can* know does change its observation.
 - :func:`fuzz`: many seeded random games, checking the game's invariants and the API's promises at every step,
   and that every game ends within a bound.
@@ -104,6 +104,7 @@ def hidden_information_audit(
                     copy.invariants()
                     report.resamples += 1
                     report.hidden_changed += hidden2 != hidden
+                _check_step_infos(point, copy, agent, rng, where)
                 for other in point.agents:
                     if other == agent:
                         continue
@@ -120,6 +121,30 @@ def hidden_information_audit(
     )
     assert report.visible_changes_checked > 0, "the audit never saw a change of known information to test"
     return report
+
+
+def _check_step_infos(
+    original: ParlourEnv[Any], resampled: ParlourEnv[Any], agent: str, rng: np.random.Generator, where: str
+) -> None:
+    """Step the true and a resampled world with the same action: unless the game ends, ``agent``'s infos and
+    reward must agree (they are made during ``step``, so comparing the worlds at rest would miss them)."""
+    actor = original.agent_selection
+    if original.terminations[actor] or original.truncations[actor]:
+        return
+    both = original.observe(actor)["action_mask"] & resampled.observe(actor)["action_mask"]
+    legal = np.flatnonzero(both)
+    if len(legal) == 0:
+        return
+    action = int(legal[rng.integers(len(legal))])
+    a, b = original.clone(), resampled.clone()
+    a.step(action)
+    b.step(action)
+    if a._over or b._over:
+        return
+    assert repr(a.infos.get(agent)) == repr(b.infos.get(agent)), f"hidden information leaks into the infos of {where}"
+    assert a._cumulative_rewards.get(agent) == b._cumulative_rewards.get(agent), (
+        f"hidden information leaks into the reward of {where}"
+    )
 
 
 @dataclass

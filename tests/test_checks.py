@@ -1,0 +1,130 @@
+"""The reusable checks: they pass on 6 Suspects for every player count, and they catch broken envs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from parlour.envs import checks, six_suspects_v0
+from parlour.envs.six_suspects import rules as R
+from parlour.envs.six_suspects.env import OBSERVATION_LAYOUT, SixSuspectsEnv
+
+PLAYER_COUNTS = list(range(2, 9))
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_audit_passes(n: int) -> None:
+    report = checks.hidden_information_audit(lambda: six_suspects_v0.env(num_players=n), games=2, every=2)
+    assert report.hidden_change_share > 0.9 and report.visible_changes_checked > 0
+
+
+def test_audit_passes_in_a_match() -> None:
+    checks.hidden_information_audit(lambda: six_suspects_v0.env(num_players=3, num_games=2), games=2, every=3)
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_fuzz(n: int) -> None:
+    report = checks.fuzz(lambda: six_suspects_v0.env(num_players=n, num_games=2), games=10, seed=n)
+    # At most 2 + 3 tie-break games, each of at most 12 turns per player, n - 1 last turns and n votes, then n
+    # dead steps.
+    assert report.games == 10 and report.longest <= 5 * (12 * n + (n - 1) + n) + n
+
+
+def test_fuzz_with_turn_cap_truncates() -> None:
+    report = checks.fuzz(lambda: six_suspects_v0.env(num_players=3, max_turns=7), games=5)
+    assert report.truncated == 5 and report.longest == 7 + 3
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_replay(n: int) -> None:
+    record = checks.replay_check(lambda: six_suspects_v0.env(num_players=n, num_games=2, reward="score"), seed=n)
+    assert record["env"] == "six_suspects_v0" and record["actions"]
+    assert all(step["text"] for step in record["actions"])
+
+
+# ------------------------------------------------------------------------------------------ broken envs
+class _Broken(SixSuspectsEnv):
+    def invariants(self) -> None:  # the broken views below would trip the encoder's self-check first
+        pass
+
+
+class LeakyObservation(_Broken):
+    """Shows every seat the card under Albert's top position."""
+
+    def _observation(self, seat: int) -> np.ndarray:
+        obs = super()._observation(seat)
+        obs[OBSERVATION_LAYOUT["seen_cards"].start + self.game.layout[0]] = 1
+        return obs
+
+
+class LeakyText(_Broken):
+    def render_text(self, perspective: str | None = None) -> str:
+        return super().render_text(None)
+
+
+class LeakyInfos(_Broken):
+    def _apply(self, action: int) -> Any:
+        out = super()._apply(action)
+        for a in self.agents:
+            self.infos[a] = {"culprits": list(R.resolve(self.game.layout).culprits)} if not self._over else self.infos[a]
+        return out
+
+
+class TruthfulResampler(_Broken):
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.SixSuspectsState:
+        return self.game.clone()
+
+
+class ForgetfulObservation(_Broken):
+    """Forgets which cards the seat has seen."""
+
+    def _observation(self, seat: int) -> np.ndarray:
+        obs = super()._observation(seat)
+        obs[OBSERVATION_LAYOUT["seen_cards"]] = 0
+        return obs
+
+
+BROKEN = [
+    (LeakyObservation, "leaks into the observation"),
+    (LeakyText, "leaks into the text view"),
+    (LeakyInfos, "leaks into the infos"),
+    (TruthfulResampler, "does not really redraw"),
+    (ForgetfulObservation, "ignores a change in what it knows"),
+]
+
+
+@pytest.mark.parametrize(("cls", "message"), BROKEN, ids=[c.__name__ for c, _ in BROKEN])
+def test_audit_catches_broken_envs(cls: type[SixSuspectsEnv], message: str) -> None:
+    with pytest.raises(AssertionError, match=message):
+        checks.hidden_information_audit(lambda: cls(num_players=3), games=2, every=2)
+
+
+def test_fuzz_catches_a_broken_invariant() -> None:
+    class Drifting(SixSuspectsEnv):
+        def _apply(self, action: int) -> Any:
+            out = super()._apply(action)
+            self._src[OBSERVATION_LAYOUT["games_played"].start] = 0.5  # corrupt the incremental encoding
+            return out
+
+    with pytest.raises(AssertionError, match="incremental encoding drifted"):
+        checks.fuzz(lambda: Drifting(num_players=2), games=1)
+
+
+def test_replay_detects_a_different_outcome() -> None:
+    from parlour.envs import replay
+
+    env = six_suspects_v0.env(num_players=2)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    record = env.record()
+    record["outcome"]["scores"] = [9, 9]
+    with pytest.raises(ValueError, match="outcome differs"):
+        replay(record)
+    record["env"] = "chess_v9"
+    with pytest.raises(ValueError, match="unknown environment 'chess_v9'"):
+        replay(record)
