@@ -116,7 +116,7 @@ def run_match(
         from tqdm import tqdm
 
         iterator = tqdm(iterator, desc=f"{env_name} match", unit="game")
-    for g, deal in zip(iterator, deal_seeds(seed, games)):
+    for g, deal in zip(iterator, deal_seeds(seed, games), strict=False):
         seats = [policies[bots[(s + g) % len(bots)]] for s in range(num_players)]
         result = play_game(env, seats, deal, rng)
         winners = set(result["outcome"].get("winners", []))

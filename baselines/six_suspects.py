@@ -113,7 +113,8 @@ class SixSuspectsExpert(Policy):
         for p, card in known.items():
             base[p] = card
         if factorial(len(unknown_pos)) <= self.max_worlds:
-            fills = np.array(list(permutations(unknown_cards)), np.int64).reshape(-1, len(unknown_pos))
+            perms = list(permutations(unknown_cards))
+            fills = np.array(perms, np.int64).reshape(len(perms), len(unknown_pos))
         else:
             fills = np.array([rng.permutation(unknown_cards) for _ in range(self.max_worlds)], np.int64)
         layouts = np.repeat(base[None, :], len(fills), axis=0)

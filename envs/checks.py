@@ -97,7 +97,9 @@ def hidden_information_audit(
                     copy = point.resample_hidden(agent, rng)
                     where = f"{point}, game seed {seed + g}, decision {i}, {agent}"
                     new = _views(copy, agent)
-                    for name, a, b in zip(("observation", "action mask", "infos", "text view"), views, new):
+                    for name, a, b in zip(
+                        ("observation", "action mask", "infos", "text view"), views, new, strict=False
+                    ):
                         assert a == b, f"hidden information leaks into the {name} of {where}"
                     known2, hidden2 = copy.private_knowledge(agent)
                     assert known2 == known, f"resample_hidden changed what {agent} knows ({where})"

@@ -92,7 +92,7 @@ def build_options(cls: Callable[..., Any], name: str, kwargs: Mapping[str, Any])
     """Construct a game's options dataclass, turning unknown keywords into a clear ``ValueError``."""
     import dataclasses
 
-    allowed = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    allowed = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type,unused-ignore]
     unknown = sorted(set(kwargs) - set(allowed))
     if unknown:
         raise ValueError(f"{name}: unknown keyword(s) {unknown}; allowed: {allowed}")
@@ -100,10 +100,14 @@ def build_options(cls: Callable[..., Any], name: str, kwargs: Mapping[str, Any])
 
 
 # ----------------------------------------------------------------------------------------------- driver
-class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
+class ParlourEnv(AECEnv, ABC, Generic[S]):
     """Generic AEC driver. Subclasses set the class attributes and implement the abstract hooks."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "parlour", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "parlour",
+        "is_parallelizable": False,
+    }
 
     #: Version of the env module (the ``_vN`` suffix); bump only when behaviour changes.
     env_version: ClassVar[int] = 0
@@ -150,7 +154,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         }
 
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        self.agents = []
+        self.agents: list[str] = []
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
@@ -162,9 +166,11 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, 1.0, (self.state_layout.size,), np.float32)
         self._zero_mask = np.zeros(self.num_actions, np.int8)
+        #: The acting seat's legal mask, refreshed after every change of state (read-only: never mutate).
+        self._mask = self._zero_mask
         self._seeder: np.random.Generator | None = None
         self.game_seed: int | None = None
-        self._final_outcome = None
+        self._final_outcome: dict[str, Any] | None = None
         self._resampled = False
         self._over = False
         self._history: list[tuple[int, int]] = []
@@ -247,17 +253,15 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         self._rewards_dirty = False
         self._resampled = False
         self._over = False
-        self._final_outcome: dict[str, Any] | None = None
+        self._final_outcome = None
         self.game = self._deal(np.random.default_rng(game_seed))
         self._on_new_state()
         self.agent_selection = self.possible_agents[self.game.current_player]
+        self._mask = self.game.legal_mask()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if agent == self.agent_selection and not self._over:
-            mask = self.game.legal_mask().copy()
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": self._observation(self._seat[agent]), "action_mask": mask}
+        mask = self._mask if agent == self.agent_selection and not self._over else self._zero_mask
+        return {"observation": self._observation(self._seat[agent]), "action_mask": mask.copy()}
 
     def state(self) -> np.ndarray:
         return self._encode_state()
@@ -282,27 +286,29 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
         self._cumulative_rewards[agent] = 0.0
-        mask = self.game.legal_mask()
+        mask = self._mask
         try:
-            a = int(action)  # type: ignore[arg-type]
-            legal = a == action and 0 <= a < self.num_actions and mask[a]
+            act = int(action)  # type: ignore[arg-type]
+            legal = act == action and 0 <= act < self.num_actions and mask[act]
         except (TypeError, ValueError):
             legal = False
         if not legal:
             self._illegal(agent, action, mask)
             return
-        deltas = self._apply(a)
-        self._history.append((self._seat[agent], a))
+        deltas = self._apply(act)
+        self._history.append((self._seat[agent], act))
         if deltas is not None:
             self._add_rewards(deltas)
-        if self.game.is_terminal():
+        game = self.game
+        if game.is_terminal():
             self._finish(truncated=False)
-        elif self.max_turns is not None and self.game.turns >= self.max_turns:
+        elif self.max_turns is not None and game.turns >= self.max_turns:
             if TRUNCATION_REWARD:
-                self._add_rewards(np.full(self.num_players, TRUNCATION_REWARD))
+                self._add_rewards([TRUNCATION_REWARD] * self.num_players)
             self._finish(truncated=True)
         else:
-            self.agent_selection = self.possible_agents[self.game.current_player]
+            self.agent_selection = self.possible_agents[game.current_player]
+            self._mask = game.legal_mask()
 
     def _add_rewards(self, deltas: Sequence[float]) -> None:
         for i, d in enumerate(deltas):
@@ -318,13 +324,12 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
             text = self.decode_action(int(action))
         except Exception:  # noqa: BLE001 - any failure to decode just means "not an action"
             text = "not an action"
-        message = (
-            f"illegal action {action!r} ({text}) for {agent}; legal actions: "
-            + ", ".join(f"{x} ({self.decode_action(x)})" for x in legal)
+        message = f"illegal action {action!r} ({text}) for {agent}; legal actions: " + ", ".join(
+            f"{x} ({self.decode_action(x)})" for x in legal
         )
         if self.illegal_action == ILLEGAL_RAISE:
             raise ValueError(message)
-        penalty = np.zeros(self.num_players)
+        penalty = [0.0] * self.num_players
         penalty[self._seat[agent]] = self.illegal_reward
         self._add_rewards(penalty)
         self._finish(truncated=False, illegal=(agent, message))
@@ -376,6 +381,8 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):  # type: ignore[misc]
         new.game = self._resample_state(self._seat[agent], rng)
         new._resampled = True
         new._on_new_state()
+        if not new._over:
+            new._mask = new.game.legal_mask()
         return new
 
     def record(self) -> dict[str, Any]:

@@ -75,7 +75,7 @@ class Layout:
         for f in self.fields:
             s = self.slices[f.name]
             shape = " × ".join(
-                f"{n} ({a})" if a else str(n) for n, a in zip(f.shape, f.axes or ("",) * len(f.shape))
+                f"{n} ({a})" if a else str(n) for n, a in zip(f.shape, f.axes or ("",) * len(f.shape), strict=False)
             )
             rows.append(f"| {s.start}–{s.stop - 1} | `{f.name}` | {shape} | {f.description} |")
         rows.append(f"| | total | {self.size} | |")

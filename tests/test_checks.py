@@ -68,7 +68,9 @@ class LeakyInfos(_Broken):
     def _apply(self, action: int) -> Any:
         out = super()._apply(action)
         for a in self.agents:
-            self.infos[a] = {"culprits": list(R.resolve(self.game.layout).culprits)} if not self._over else self.infos[a]
+            self.infos[a] = (
+                {"culprits": list(R.resolve(self.game.layout).culprits)} if not self._over else self.infos[a]
+            )
         return out
 
 

@@ -139,7 +139,9 @@ def test_votes_are_hidden_until_everyone_has_voted(six: Any) -> None:
             assert not obs["own_vote"].any() and not obs["votes_revealed"].any()
             # only "whose turn" may change for the others
             diff = np.flatnonzero(before[a] != env.observe(a)["observation"])
-            assert changed and all(OBSERVATION_LAYOUT["to_act"].start <= i < OBSERVATION_LAYOUT["to_act"].stop for i in diff)
+            assert changed and all(
+                OBSERVATION_LAYOUT["to_act"].start <= i < OBSERVATION_LAYOUT["to_act"].stop for i in diff
+            )
 
 
 def test_peeking_shows_the_card_to_the_peeker_only(six: Any) -> None:
@@ -173,10 +175,26 @@ def finish_with_votes(env: Any, votes: dict[str, int]) -> dict[str, float]:
 TIE_LAYOUT = [0, 11, 6, 7, 5, 10, 9, 1, 2, 3, 4, 8]
 
 REWARD_CASES = [
-    ("vote", {"player_0": 1, "player_1": 5, "player_2": 0}, {"player_0": 1.0, "player_1": 1.0, "player_2": -1.0}),
-    ("score", {"player_0": 1, "player_1": 5, "player_2": 0}, {"player_0": 1.0, "player_1": 1.0, "player_2": 0.0}),
-    ("win", {"player_0": 1, "player_1": 3, "player_2": 0}, {"player_0": 1.0, "player_1": -1.0, "player_2": -1.0}),
-    ("win", {"player_0": 0, "player_1": 3, "player_2": 2}, {"player_0": 0.0, "player_1": 0.0, "player_2": 0.0}),
+    (
+        "vote",
+        {"player_0": 1, "player_1": 5, "player_2": 0},
+        {"player_0": 1.0, "player_1": 1.0, "player_2": -1.0},
+    ),
+    (
+        "score",
+        {"player_0": 1, "player_1": 5, "player_2": 0},
+        {"player_0": 1.0, "player_1": 1.0, "player_2": 0.0},
+    ),
+    (
+        "win",
+        {"player_0": 1, "player_1": 3, "player_2": 0},
+        {"player_0": 1.0, "player_1": -1.0, "player_2": -1.0},
+    ),
+    (
+        "win",
+        {"player_0": 0, "player_1": 3, "player_2": 2},
+        {"player_0": 0.0, "player_1": 0.0, "player_2": 0.0},
+    ),
 ]
 
 
@@ -212,7 +230,7 @@ def test_three_games_in_a_row_accumulate_scores(six: Any) -> None:
     env = six(num_players=2, num_games=3, reward="score")
     rng = np.random.default_rng(1)
     games_seen = set()
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         games_seen.add(env.unwrapped.game.game_index)
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))

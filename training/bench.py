@@ -30,7 +30,7 @@ def aec_steps_per_second(env: Any, seconds: float, seed: int = 0) -> float:
             if term or trunc:
                 action = None
             else:
-                legal = np.flatnonzero(obs["action_mask"])
+                legal = obs["action_mask"].nonzero()[0]
                 action = int(legal[int(u[i & 0xFFFF] * len(legal))])
                 i += 1
             env.step(action)
@@ -47,7 +47,7 @@ def rules_steps_per_second(env: Any, seconds: float, seed: int = 0) -> float:
     while time.perf_counter() - start < seconds:
         state = deal(rng)
         while not state.is_terminal():
-            legal = np.flatnonzero(state.legal_mask())
+            legal = state.legal_mask().nonzero()[0]
             state.apply(int(legal[int(u[i & 0xFFFF] * len(legal))]))
             i += 1
             steps += 1

@@ -14,7 +14,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
     from parlour.envs import ENVIRONMENTS
 
     if args.env not in ENVIRONMENTS:
-        print(f"parlour match: unknown environment {args.env!r}; available: {sorted(ENVIRONMENTS)}", file=sys.stderr)
+        print(
+            f"parlour match: unknown environment {args.env!r}; available: {sorted(ENVIRONMENTS)}",
+            file=sys.stderr,
+        )
         return 2
     bots = args.bots.split(",") if args.bots else [b for b in available(args.env) if not b.endswith("_oracle")]
     valid = available(args.env)

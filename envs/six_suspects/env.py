@@ -35,14 +35,23 @@ OBSERVATION_LAYOUT = Layout(
             "seats relative to the observer (0 = self, 1 = left neighbour, …)",
             ("relative seat", "position"),
         ),
-        Field("last_peek", (MAX_PLAYERS, P), "public: one-hot of each seat's most recent peek", ("relative seat", "position")),
+        Field(
+            "last_peek",
+            (MAX_PLAYERS, P),
+            "public: one-hot of each seat's most recent peek",
+            ("relative seat", "position"),
+        ),
         Field(
             "turns_taken",
             (MAX_PLAYERS,),
             "public: turns each seat has taken this game ÷ (table_announcement_turns + 1)",
             ("relative seat",),
         ),
-        Field("can_announce", (1,), "public: 1 once every player has taken at least four turns (and no announcement yet)"),
+        Field(
+            "can_announce",
+            (1,),
+            "public: 1 once every player has taken at least four turns (and no announcement yet)",
+        ),
         Field(
             "announcer",
             (MAX_PLAYERS + 1,),
@@ -192,7 +201,7 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         known = g.known_positions(seat)
         hidden = [p for p in range(P) if not known[p]]
         cards = [g.layout[p] for p in hidden]
-        for p, k in zip(hidden, rng.permutation(len(hidden))):
+        for p, k in zip(hidden, rng.permutation(len(hidden)), strict=False):
             g.layout[p] = cards[k]
         if g.phase == R.VOTE:
             # Votes cast by others are hidden until everyone has voted.
@@ -222,7 +231,7 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
             if g.last_peek[s] >= 0:
                 last[k, g.last_peek[s]] = 1
         v[lay["turns_taken"]][:n] = np.array(g.turns_each)[order] * self._turn_scale
-        v[lay["can_announce"].start] = float(g.can_announce() and g.announcer == R.NO_ANNOUNCER)
+        v[lay["can_announce"].start] = float(g.can_announce())
         if g.announcer == R.TABLE:
             v[lay["announcer"].stop - 1] = 1
         elif g.announcer >= 0:
@@ -246,43 +255,41 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         v[:] = 0
         v[lay["one"].start] = 1
         v[self._i_phase + g.phase] = 1
+        if g.phase != R.OVER:
+            v[self._i_act + g.current] = 1
+        v[lay["match_scores"]][:n] = np.array(g.scores) * self._game_scale
+        v[lay["games_played"].start] = g.game_index * self._game_scale
+        if g.phase == R.PEEK and g.peek_phase_turns == 0:
+            return  # a fresh deal: nothing else to show yet
+        v[self._i_can] = float(g.can_announce())
         lay.view(v, "peek_counts")[:n] = np.array(g.peeks) * self._turn_scale
         last = lay.view(v, "last_peek")
         for s, p in enumerate(g.last_peek):
             if p >= 0:
                 last[s, p] = 1
         v[self._i_turns : self._i_turns + n] = np.array(g.turns_each) * self._turn_scale
-        v[self._i_can] = float(g.can_announce())
         if g.announcer == R.TABLE:
             v[lay["announcer"].stop - 1] = 1
         elif g.announcer >= 0:
             v[self._i_announcer + g.announcer] = 1
-        if g.phase != R.OVER:
-            v[self._i_act + g.current] = 1
         seen, own = lay.view(v, "seen_cards"), lay.view(v, "own_vote")
+        seats, positions = np.nonzero([g.known_positions(s) for s in range(n)])
+        seen[seats, positions, np.array(g.layout)[positions]] = 1
         for s in range(n):
-            known = g.known_positions(s)
-            for p in range(P):
-                if known[p]:
-                    seen[s, p, g.layout[p]] = 1
             if g.votes[s] >= 0:
                 own[s, g.votes[s]] = 1
         if g.phase == R.OVER:
-            revealed = lay.view(v, "votes_revealed")
-            for s in range(n):
-                revealed[s, g.votes[s]] = 1
-        v[lay["match_scores"]][:n] = np.array(g.scores) * self._game_scale
-        v[lay["games_played"].start] = g.game_index * self._game_scale
+            lay.view(v, "votes_revealed")[np.arange(n), g.votes] = 1
 
     def _apply(self, action: int) -> list[float] | None:
         g, v = self.game, self._src
         seat, phase, game_index = g.current, g.phase, g.game_index
         old_last = g.last_peek[seat]
-        rewards = g.apply(action)
-        if g.game_index != game_index or (g.phase != phase and action != R.ANNOUNCE):
-            self._on_new_state()  # a vote starts or a game ends: rare, re-encode from scratch
+        rewards = g.play(action)  # the driver has checked the mask
+        if g.game_index != game_index:
+            self._on_new_state()  # a game ended (a new deal, or the match is over): re-encode from scratch
             return rewards
-        # The hot path: a peek, an announcement or a vote changes a few source entries.
+        # The hot path: an action changes a handful of source entries.
         v[self._i_act + seat] = 0
         v[self._i_act + g.current] = 1
         if action < P:
@@ -292,16 +299,17 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
             v[self._i_last + seat * P + action] = 1
             v[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
             v[self._i_seen + (seat * P + action) * R.NUM_CARDS + g.layout[action]] = 1
-            if g.can_announce():
-                v[self._i_can] = 1
         elif action == R.ANNOUNCE:
-            v[self._i_phase + phase] = 0
-            v[self._i_phase + g.phase] = 1
             v[self._i_announcer + seat] = 1
             v[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
-            v[self._i_can] = 0
         else:
             v[self._i_vote + seat * R.NUM_SUSPECTS + action - R.VOTE_BASE] = 1
+        if g.phase != phase:
+            v[self._i_phase + phase] = 0
+            v[self._i_phase + g.phase] = 1
+            if g.announcer == R.TABLE:
+                v[self._i_announcer + MAX_PLAYERS] = 1
+        v[self._i_can] = g.can_announce()
         return rewards
 
     def _observation(self, seat: int) -> np.ndarray:
@@ -349,8 +357,7 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         names = self.rules_options.plain_values
         lines = [
             f"6 Suspects — game {min(g.game_index + 1, self.rules_options.max_games)}, "
-            f"phase: {R.PHASE_NAMES[g.phase]}"
-            + ("" if perspective is None else f" — as seen by {perspective}")
+            f"phase: {R.PHASE_NAMES[g.phase]}" + ("" if perspective is None else f" — as seen by {perspective}")
         ]
         lines.append("          " + " ".join(f"{s:>12}" for s in R.SUSPECTS))
         for r in range(R.NUM_ROWS):
@@ -389,9 +396,11 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         votes_hidden = g.phase == R.VOTE
         known_votes = [int(g.votes[s]) if (s == seat or not votes_hidden) else -9 for s in range(g.n)]
         hidden_votes = [int(g.votes[s]) if (s != seat and votes_hidden) else -9 for s in range(g.n)]
-        cards = [c if k else -9 for c, k in zip(g.layout, known)], [-9 if k else c for c, k in zip(g.layout, known)]
+        cards = (
+            [c if k else -9 for c, k in zip(g.layout, known, strict=False)],
+            [-9 if k else c for c, k in zip(g.layout, known, strict=False)],
+        )
         return repr((cards[0], known_votes)).encode(), repr((cards[1], hidden_votes)).encode()
-        return known_bytes, hidden_bytes
 
     def outcome(self) -> dict[str, Any]:
         return self.game.outcome()

@@ -156,7 +156,7 @@ def resolve(layout: Any, plain_values: tuple[int, ...] = DEFAULT_PLAIN_VALUES) -
             totals.append(DIAMOND_TOTAL_HALVES)
         else:
             totals.append(sum(_value_halves(x, plain_values) for x in pair))
-    best = max(t for t, pol in zip(totals, police) if not pol)
+    best = max(t for t, pol in zip(totals, police, strict=False) if not pol)
     culprits = tuple(c for c in range(NUM_SUSPECTS) if not police[c] and totals[c] == best)
     return Resolution(tuple(grid), eff, tuple(totals), tuple(police), culprits)
 
@@ -283,6 +283,10 @@ class SixSuspectsState:
         """Play ``action`` for the current seat; returns per-seat reward deltas when a game resolves."""
         if not (0 <= action < NUM_ACTIONS and self.legal_mask()[action]):
             raise ValueError(f"illegal action {action} in phase {PHASE_NAMES[self.phase]}")
+        return self.play(action)
+
+    def play(self, action: int) -> list[float] | None:
+        """:meth:`apply` without the legality check, for callers that have checked the mask already."""
         seat = self.current
         n = self.options.num_players
         if action < NUM_POSITIONS:
@@ -337,7 +341,6 @@ class SixSuspectsState:
             {
                 "game": self.game_index,
                 "layout": list(self.layout),
-                "layout_names": [card_name(x, opts.plain_values) for x in self.layout],
                 "votes": [SUSPECTS[v] for v in self.votes],
                 "announcer": self.announcer,
                 "right": right,
@@ -401,7 +404,10 @@ class SixSuspectsState:
         return {
             "scores": list(self.scores),
             "winners": self.winners(),
-            "games": [dict(r) for r in self.results],
+            "games": [
+                dict(r, layout_names=[card_name(x, self.options.plain_values) for x in r["layout"]])
+                for r in self.results
+            ],
             "layout": list(self.layout),
             "layout_names": [card_name(x, self.options.plain_values) for x in self.layout],
             "votes": list(self.votes),

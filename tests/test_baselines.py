@@ -1,0 +1,146 @@
+"""Scripted opponents: always legal, see only the observation, and ordered in a fixed-seed match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from parlour.baselines import BOTS, available, make
+from parlour.baselines.match import (
+    deal_seeds,
+    format_table,
+    mean_interval,
+    play_game,
+    run_match,
+    wilson_interval,
+)
+from parlour.envs import make as make_env
+from parlour.envs.six_suspects import rules as R
+
+SIX_BOTS = ["random", "six_suspects_heuristic", "six_suspects_expert", "six_suspects_oracle"]
+
+
+def test_registry() -> None:
+    assert set(SIX_BOTS) <= set(BOTS)
+    assert available("six_suspects_v0") == SIX_BOTS
+    with pytest.raises(ValueError, match=r"unknown bot 'clever'; available: \['random'"):
+        make("clever")
+    assert make("six_suspects_expert").name == "six_suspects_expert"
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8])
+def test_bots_are_always_legal(n: int) -> None:
+    env = make_env("six_suspects_v0", num_players=n, num_games=2, illegal_action="raise")
+    bots = [make(SIX_BOTS[s % len(SIX_BOTS)]) for s in range(n)]
+    rng = np.random.default_rng(n)
+    for g in range(3):
+        # play_game raises ValueError (the env's illegal-action error) on any illegal choice
+        result = play_game(env, bots, seed=g, rng=rng)
+        assert len(result["outcome"]["games"]) >= 2
+
+
+def test_bots_see_only_the_observation() -> None:
+    """A non-oracle bot's choice depends only on (observation, mask, rng): hidden state changes nothing."""
+    env = make_env("six_suspects_v0", num_players=3)
+    env.reset(seed=5)
+    for k in range(13):
+        env.step(k % 12)
+    agent = env.agent_selection
+    for name in ("six_suspects_heuristic", "six_suspects_expert"):
+        bot = make(name)
+        choices = set()
+        for s in range(5):
+            world = env.resample_hidden(agent, np.random.default_rng(s))
+            obs = world.observe(agent)
+            choices.add(bot.act(obs["observation"], obs["action_mask"], np.random.default_rng(0)))
+        assert len(choices) == 1, name
+
+
+def test_expert_votes_for_a_known_culprit_and_announces_when_sure() -> None:
+    env = make_env("six_suspects_v0", num_players=2)
+    env.reset(seed=2)
+    game = env.unwrapped.game
+    # Let player_0 see every card: the expert then knows the culprit for certain.
+    game.seen[0] = [True] * 12
+    game.peeks[0] = [1] * 12
+    env.unwrapped._on_new_state()
+    culprits = R.resolve(game.layout).culprits
+    bot = make("six_suspects_expert")
+    obs = env.observe("player_0")
+    mask = np.zeros(R.NUM_ACTIONS, np.int8)
+    mask[R.VOTE_BASE :] = 1
+    vote = bot.act(obs["observation"], mask, np.random.default_rng(0))
+    assert vote - R.VOTE_BASE in culprits
+    mask = np.zeros(R.NUM_ACTIONS, np.int8)
+    mask[: R.ANNOUNCE + 1] = 1
+    assert bot.act(obs["observation"], mask, np.random.default_rng(0)) == R.ANNOUNCE
+
+
+def test_expert_world_enumeration_is_exact_when_small() -> None:
+    bot = make("six_suspects_expert")
+    known = {p: c for p, c in zip(range(6), [0, 1, 2, 3, 4, 5], strict=False)}
+    layouts, culprits = bot.worlds(known, np.random.default_rng(0))  # type: ignore[attr-defined]
+    assert len(layouts) == 720 and len({tuple(x) for x in layouts}) == 720
+    assert (layouts[:, :6] == np.arange(6)).all()
+
+
+def test_oracle_needs_the_env() -> None:
+    with pytest.raises(TypeError, match="act_with_env"):
+        make("six_suspects_oracle").act(np.zeros(3), np.ones(19, np.int8), np.random.default_rng(0))
+
+
+def test_ladder_is_ordered_in_a_fixed_seed_match() -> None:
+    rows = run_match(
+        "six_suspects_v0",
+        ["random", "six_suspects_heuristic", "six_suspects_expert"],
+        num_players=3,
+        games=150,
+        seed=11,
+    )
+    rate = {r["bot"]: r for r in rows}
+    for lower, higher in (
+        ("random", "six_suspects_heuristic"),
+        ("six_suspects_heuristic", "six_suspects_expert"),
+    ):
+        # clear margins: the better bot's interval lies wholly above the other's mean, and by at least 0.1
+        assert rate[higher]["win_rate"] >= rate[lower]["win_rate"] + 0.1, (lower, higher, rows)
+        assert rate[higher]["win_ci"][0] > rate[lower]["win_rate"], (lower, higher, rows)
+    assert all(r["games"] == 150 for r in rows)
+
+
+def test_match_is_deterministic() -> None:
+    def run() -> Any:
+        return run_match("six_suspects_v0", ["random", "six_suspects_expert"], num_players=2, games=20, seed=4)
+
+    assert run() == run()
+    assert deal_seeds(4, 3) == deal_seeds(4, 3) and deal_seeds(4, 3) != deal_seeds(5, 3)
+
+
+CI_CASES = [
+    # (successes, trials, expected Wilson interval to 4 places) -- standard textbook values
+    (0, 10, (0.0, 0.2775)),
+    (10, 10, (0.7225, 1.0)),
+    (5, 10, (0.2366, 0.7634)),
+    (81, 263, (0.2553, 0.3662)),
+]
+
+
+@pytest.mark.parametrize(("k", "n", "expected"), CI_CASES)
+def test_wilson_interval_known_cases(k: int, n: int, expected: tuple[float, float]) -> None:
+    lo, hi = wilson_interval(k, n)
+    assert (round(lo, 4), round(hi, 4)) == expected
+
+
+def test_mean_interval_known_case() -> None:
+    m, lo, hi = mean_interval([1.0, -1.0, 1.0, -1.0])
+    # mean 0, sample sd 2/sqrt(3), half-width 1.96 * sd / 2
+    assert m == 0.0 and hi == pytest.approx(1.959963984540054 * (2 / np.sqrt(3)) / 2) and lo == -hi
+    assert mean_interval([]) == (0.0, 0.0, 0.0) and mean_interval([0.5]) == (0.5, 0.5, 0.5)
+
+
+def test_format_table_has_every_bot() -> None:
+    rows = run_match("six_suspects_v0", ["random"], num_players=2, games=4, seed=0)
+    table = format_table(rows)
+    assert "| random | 8 |" in table

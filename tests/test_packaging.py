@@ -1,0 +1,80 @@
+"""Guard rails: the wheel holds every package folder, and the bare folder names are never importable."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_DIRS = {"envs": "parlour/envs", "training": "parlour/training", "baselines": "parlour/baselines"}
+
+
+def _source_packages() -> set[str]:
+    """Every folder under the mapped roots that holds an __init__.py, as its path inside the wheel."""
+    found = set()
+    for folder, target in PACKAGE_DIRS.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder)
+            found.add(str(Path(target) / rel) if str(rel) != "." else target)
+    return found
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (path,) = out.glob("parlour-*.whl")
+    return path
+
+
+def test_every_package_folder_is_in_the_wheel(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    in_wheel = {str(Path(n).parent) for n in names if n.endswith("__init__.py")}
+    missing = _source_packages() - in_wheel
+    assert not missing, f"package folders missing from the wheel: {sorted(missing)}"
+    assert any(n.endswith("parlour/envs/py.typed") for n in names)
+    assert not any(n.startswith(("envs/", "training/", "baselines/", "tests/")) for n in names)
+
+
+def test_bare_folder_names_are_never_imported() -> None:
+    code = (
+        "import sys, pkgutil, importlib, parlour.envs, parlour.baselines, parlour.training\n"
+        "for pkg in (parlour.envs, parlour.baselines, parlour.training):\n"
+        "    for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+        "        importlib.import_module(m.name)\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('envs', 'training', 'baselines')]\n"
+        "assert not bad, bad\n"
+    )
+    # Run from a neutral folder so that the repository's own folders cannot shadow anything.
+    subprocess.run([sys.executable, "-c", code], check=True, cwd="/", capture_output=True)
+
+
+def test_sources_use_absolute_parlour_imports_only() -> None:
+    pattern = re.compile(r"^\s*(from|import)\s+(envs|training|baselines)(\.|\s|$)", re.MULTILINE)
+    offenders = [
+        str(p.relative_to(ROOT))
+        for folder in (*PACKAGE_DIRS, "tests")
+        for p in (ROOT / folder).rglob("*.py")
+        if pattern.search(p.read_text())
+    ]
+    assert not offenders, f"bare imports of the folder names in: {offenders}"
