@@ -1,0 +1,39 @@
+"""Longer runs of the same checks (``pytest -m slow``): more games, every player count, matches."""
+
+from __future__ import annotations
+
+import pytest
+
+from parlour.baselines.match import run_match
+from parlour.envs import checks, six_suspects_v0
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+def test_long_audit(n: int) -> None:
+    checks.hidden_information_audit(
+        lambda: six_suspects_v0.env(num_players=n, num_games=3), games=10, samples=3, seed=100 + n
+    )
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+def test_long_fuzz(n: int) -> None:
+    report = checks.fuzz(lambda: six_suspects_v0.env(num_players=n, num_games=3), games=300, seed=200 + n)
+    assert report.games == 300
+
+
+def test_long_ladder() -> None:
+    rows = {
+        r["bot"]: r
+        for r in run_match(
+            "six_suspects_v0",
+            ["random", "six_suspects_heuristic", "six_suspects_expert", "six_suspects_oracle"],
+            num_players=4,
+            games=400,
+            seed=7,
+        )
+    }
+    order = ["random", "six_suspects_heuristic", "six_suspects_expert", "six_suspects_oracle"]
+    for lower, higher in zip(order, order[1:], strict=False):
+        assert rows[higher]["win_ci"][0] > rows[lower]["win_ci"][1], (lower, higher)
