@@ -128,8 +128,9 @@ def hidden_information_audit(
 def _check_step_infos(
     original: ParlourEnv[Any], resampled: ParlourEnv[Any], agent: str, rng: np.random.Generator, where: str
 ) -> None:
-    """Step the true and a resampled world with the same action: unless the game ends, ``agent``'s infos and
-    reward must agree (they are made during ``step``, so comparing the worlds at rest would miss them)."""
+    """Step the true and a resampled world with the same action: unless the step ends the game or shows ``agent``
+    something that differs between the worlds, ``agent``'s infos and reward must agree (they are made during
+    ``step``, so comparing the worlds at rest would miss them)."""
     actor = original.agent_selection
     if original.terminations[actor] or original.truncations[actor]:
         return
@@ -141,7 +142,7 @@ def _check_step_infos(
     a, b = original.clone(), resampled.clone()
     a.step(action)
     b.step(action)
-    if a._over or b._over:
+    if a._over or b._over or a.private_knowledge(agent)[0] != b.private_knowledge(agent)[0]:
         return
     assert repr(a.infos.get(agent)) == repr(b.infos.get(agent)), f"hidden information leaks into the infos of {where}"
     assert a._cumulative_rewards.get(agent) == b._cumulative_rewards.get(agent), (

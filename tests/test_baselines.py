@@ -59,23 +59,22 @@ def test_bots_see_only_the_observation() -> None:
 
 
 def test_expert_votes_for_a_known_culprit_and_announces_when_sure() -> None:
-    env = make_env("six_suspects_v0", num_players=2)
+    env = make_env("six_suspects_v0", num_players=2, table_announcement_turns=13)
     env.reset(seed=2)
+    for p in range(12):  # player_0 looks at every card; player_1 keeps peeking at Albert's top card
+        env.step(p)
+        env.step(0)
     game = env.unwrapped.game
-    # Let player_0 see every card: the expert then knows the culprit for certain.
-    game.seen[0] = [True] * 12
-    game.peeks[0] = [1] * 12
-    env.unwrapped._on_new_state()
     culprits = R.resolve(game.layout).culprits
     bot = make("six_suspects_expert")
     obs = env.observe("player_0")
-    mask = np.zeros(R.NUM_ACTIONS, np.int8)
-    mask[R.VOTE_BASE :] = 1
-    vote = bot.act(obs["observation"], mask, np.random.default_rng(0))
-    assert vote - R.VOTE_BASE in culprits
-    mask = np.zeros(R.NUM_ACTIONS, np.int8)
-    mask[: R.ANNOUNCE + 1] = 1
-    assert bot.act(obs["observation"], mask, np.random.default_rng(0)) == R.ANNOUNCE
+    assert obs["action_mask"][R.ANNOUNCE] == 1
+    assert bot.act(obs["observation"], obs["action_mask"], np.random.default_rng(0)) == R.ANNOUNCE
+    vote_mask = np.zeros(R.NUM_ACTIONS, np.int8)
+    vote_mask[R.VOTE_BASE :] = 1
+    for s in range(5):
+        vote = bot.act(obs["observation"], vote_mask, np.random.default_rng(s))
+        assert vote - R.VOTE_BASE in culprits
 
 
 def test_expert_world_enumeration_is_exact_when_small() -> None:

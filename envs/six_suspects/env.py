@@ -400,7 +400,9 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
             [c if k else -9 for c, k in zip(g.layout, known, strict=False)],
             [-9 if k else c for c, k in zip(g.layout, known, strict=False)],
         )
-        return repr((cards[0], known_votes)).encode(), repr((cards[1], hidden_votes)).encode()
+        # Finished games of a match were revealed to everyone: they are known.
+        revealed = [(r["layout"], r["votes"]) for r in g.results]
+        return repr((cards[0], known_votes, revealed)).encode(), repr((cards[1], hidden_votes)).encode()
 
     def outcome(self) -> dict[str, Any]:
         return self.game.outcome()
