@@ -40,7 +40,7 @@ def test_pettingzoo_seed_test(n: int) -> None:
     seed_test(lambda: six_suspects_v0.env(num_players=n), num_cycles=200)
 
 
-@pytest.mark.parametrize("n", [2, 5, 8])
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_pickle_round_trip_mid_game_continues_identically(six: Any, n: int) -> None:
     env = six(num_players=n, seed=n)
     play_peeks(env, 3 * n)
