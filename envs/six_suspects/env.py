@@ -287,7 +287,10 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
         old_last = g.last_peek[seat]
         rewards = g.play(action)  # the driver has checked the mask
         if g.game_index != game_index:
-            self._on_new_state()  # a game ended (a new deal, or the match is over): re-encode from scratch
+            if g.phase == R.OVER:
+                self._reveal(seat)
+            else:
+                self._on_new_state()  # a new deal of the match: start afresh
             return rewards
         # The hot path: an action changes a handful of source entries.
         v[self._i_act + seat] = 0
@@ -311,6 +314,19 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
                 v[self._i_announcer + MAX_PLAYERS] = 1
         v[self._i_can] = g.can_announce()
         return rewards
+
+    def _reveal(self, last_voter: int) -> None:
+        """The match is over: the last vote is cast and every card and vote is shown to everyone."""
+        g, v, lay = self.game, self._src, SOURCE_LAYOUT
+        n = g.n
+        v[self._i_act + last_voter] = 0
+        v[self._i_phase + R.VOTE] = 0
+        v[self._i_phase + R.OVER] = 1
+        v[self._i_vote + last_voter * R.NUM_SUSPECTS + g.votes[last_voter]] = 1
+        lay.view(v, "seen_cards")[:n, np.arange(P), g.layout] = 1
+        lay.view(v, "votes_revealed")[np.arange(n), g.votes] = 1
+        v[lay["match_scores"]][:n] = np.array(g.scores) * self._game_scale
+        v[lay["games_played"].start] = g.game_index * self._game_scale
 
     def _observation(self, seat: int) -> np.ndarray:
         return self._src[self._gather[seat]]

@@ -380,7 +380,7 @@ class SixSuspectsState:
     def _new_game(self) -> None:
         n = self.n
         opts = self.options
-        self.layout = [int(x) for x in self.rng.permutation(NUM_CARDS)]
+        self.layout = self.rng.permutation(NUM_CARDS).tolist()
         self.seen = [[False] * NUM_POSITIONS for _ in range(n)]
         self.peeks = [[0] * NUM_POSITIONS for _ in range(n)]
         self.last_peek = [-1] * n
