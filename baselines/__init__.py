@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from parlour.baselines.base import Policy, RandomPolicy
 from parlour.baselines.six_suspects import SixSuspectsExpert, SixSuspectsHeuristic, SixSuspectsOracle
 
@@ -16,18 +18,38 @@ BOTS: dict[str, type[Policy]] = {
 }
 
 
+#: Folder of the shipped trained policies (``<env>_ppo.zip``, made by ``parlour baselines``).
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+#: Shipped trained policy name -> env id. Loading one needs the ``train`` extra (PyTorch, sb3-contrib).
+SHIPPED: dict[str, str] = {"six_suspects_ppo": "six_suspects_v0"}
+
+
+def shipped_checkpoint(env_name: str) -> str | None:
+    """The name of the shipped trained policy for ``env_name``, if there is one."""
+    return next((n for n, e in SHIPPED.items() if e == env_name), None)
+
+
+def _shipped_available(name: str) -> bool:
+    return (CHECKPOINT_DIR / f"{SHIPPED[name]}_ppo.zip").is_file()
+
+
 def available(env_name: str | None = None) -> list[str]:
-    """Bot names, optionally only those that can play ``env_name``."""
-    return [n for n, c in BOTS.items() if env_name is None or c.games is None or env_name in c.games]
+    """Bot names, optionally only those that can play ``env_name`` (shipped trained policies included)."""
+    bots = [n for n, c in BOTS.items() if env_name is None or c.games is None or env_name in c.games]
+    return bots + [n for n, e in SHIPPED.items() if (env_name in (None, e)) and _shipped_available(n)]
 
 
 def make(name: str, env_name: str | None = None) -> Policy:
     """Create the bot registered as ``name`` (checked against ``env_name`` when given)."""
-    if name not in BOTS:
+    if name not in BOTS and name not in SHIPPED:
         raise ValueError(f"unknown bot {name!r}; available: {available(env_name)}")
     if env_name is not None and name not in available(env_name):
         raise ValueError(f"bot {name!r} cannot play {env_name}; available for it: {available(env_name)}")
+    if name in SHIPPED:
+        from parlour.training.policies import CheckpointPolicy
+
+        return CheckpointPolicy(CHECKPOINT_DIR / f"{SHIPPED[name]}_ppo.zip", SHIPPED[name], label=name)
     return BOTS[name]()
 
 
-__all__ = ["BOTS", "Policy", "RandomPolicy", "available", "make"]
+__all__ = ["BOTS", "SHIPPED", "Policy", "RandomPolicy", "available", "make", "shipped_checkpoint"]

@@ -116,12 +116,10 @@ class SixSuspectsExpert(Policy):
             perms = list(permutations(unknown_cards))
             fills = np.array(perms, np.int64).reshape(len(perms), len(unknown_pos))
         else:
-            fills = np.array([rng.permutation(unknown_cards) for _ in range(self.max_worlds)], np.int64)
+            fills = rng.permuted(np.tile(np.array(unknown_cards, np.int64), (self.max_worlds, 1)), axis=1)
         layouts = np.repeat(base[None, :], len(fills), axis=0)
         layouts[:, unknown_pos] = fills
-        culprits = np.zeros((len(layouts), R.NUM_SUSPECTS), bool)
-        for w, lay in enumerate(layouts):
-            culprits[w, list(R.resolve(lay, self.plain_values).culprits)] = True
+        culprits = R.culprits_many(layouts, self.plain_values)
         self._cache[key] = (layouts, culprits)
         if len(self._cache) > 256:
             self._cache.popitem(last=False)

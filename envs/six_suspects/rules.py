@@ -161,6 +161,46 @@ def resolve(layout: Any, plain_values: tuple[int, ...] = DEFAULT_PLAIN_VALUES) -
     return Resolution(tuple(grid), eff, tuple(totals), tuple(police), culprits)
 
 
+def culprits_many(layouts: np.ndarray, plain_values: tuple[int, ...] = DEFAULT_PLAIN_VALUES) -> np.ndarray:
+    """:func:`resolve` for many layouts at once: ``(W, 12)`` card ids -> ``(W, 6)`` bool culprit sets.
+
+    The copying rules form a graph in which every Torch and the Mirror points at the card it copies (a Torch that
+    copies the Mirror points at its own column's other card); following the pointers ends on a base card, or
+    circles (a loop, worth 0). Pointer doubling follows every chain in a few vectorised steps.
+    """
+    grid = np.array(layouts, np.int64).copy()
+    w = len(grid)
+    rows = np.arange(w)
+    pos = np.arange(NUM_POSITIONS)
+    left = np.array([left_of(p) for p in range(NUM_POSITIONS)])
+    right = np.array([right_of(p) for p in range(NUM_POSITIONS)])
+    mate = np.array([other_in_column(p) for p in range(NUM_POSITIONS)])
+    sp = np.argmax(grid == SWAP, axis=1)
+    a, b = left[sp], right[sp]
+    grid[rows, a], grid[rows, b] = grid[rows, b], grid[rows, a].copy()
+    ptr = np.broadcast_to(pos, (w, NUM_POSITIONS)).copy()
+    is_tl, is_tr, is_m = grid == TORCH_LEFT, grid == TORCH_RIGHT, grid == MIRROR
+    target = np.where(is_tl, left, right)
+    copies_mirror = np.take_along_axis(grid, target, axis=1) == MIRROR
+    ptr = np.where(is_tl | is_tr, np.where(copies_mirror, mate, target), ptr)
+    ptr = np.where(is_m, mate, ptr)
+    for _ in range(4):  # chains are at most 12 long: 2**4 steps reach their end
+        ptr = np.take_along_axis(ptr, ptr, axis=1)
+    eff = np.take_along_axis(grid, ptr, axis=1)
+    eff = np.where(np.isin(eff, (TORCH_LEFT, TORCH_RIGHT, MIRROR)), LOOP, eff)
+    values = np.zeros(NUM_CARDS + 1, np.int64)  # index LOOP (-1) is the last entry: worth 0
+    values[SWAP] = SWAP_VALUE_HALVES
+    values[list(PLAIN_CARDS)] = [2 * v for v in plain_values]
+    halves = values[eff]
+    pair = halves[:, :NUM_SUSPECTS] + halves[:, NUM_SUSPECTS:]
+    diamond = (eff[:, :NUM_SUSPECTS] == DIAMOND) | (eff[:, NUM_SUSPECTS:] == DIAMOND)
+    police = (eff[:, :NUM_SUSPECTS] == POLICE) | (eff[:, NUM_SUSPECTS:] == POLICE)
+    totals = np.where(diamond, DIAMOND_TOTAL_HALVES, pair)
+    totals = np.where(police, -1, totals)
+    culprits: np.ndarray = totals == totals.max(axis=1, keepdims=True)
+    return culprits
+
+
 def _value_halves(card: int, plain_values: tuple[int, ...]) -> int:
     if card == SWAP:
         return SWAP_VALUE_HALVES

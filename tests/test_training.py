@@ -1,0 +1,259 @@
+"""Training: the single-agent view (reward attribution, SB3 checks, vector envs), configs, the run folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from stable_baselines3.common.env_checker import check_env  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa: E402
+
+from parlour.baselines import make  # noqa: E402
+from parlour.baselines.base import Policy  # noqa: E402
+from parlour.envs.six_suspects import rules as R  # noqa: E402
+from parlour.training.cli import main  # noqa: E402
+from parlour.training.config import ConfigError, load_config  # noqa: E402
+from parlour.training.evaluate import run_evaluation  # noqa: E402
+from parlour.training.policies import CheckpointError, resolve_policy, save_checkpoint  # noqa: E402
+from parlour.training.single_agent import SingleAgentEnv  # noqa: E402
+
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "six_suspects" / "quick.yaml"
+
+
+class Announcer(Policy):
+    """Peeks at Albert's top card, announces as soon as it may, votes for ``vote``."""
+
+    name = "announcer"
+
+    def __init__(self, vote: int) -> None:
+        self.vote = vote
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        if action_mask[R.VOTE_BASE]:
+            return R.VOTE_BASE + self.vote
+        return R.ANNOUNCE if action_mask[R.ANNOUNCE] else 0
+
+
+def play_learner(env: SingleAgentEnv, vote: int) -> tuple[list[float], dict[str, Any]]:
+    """The learner peeks at position 1 until the vote, then votes ``vote``; returns its rewards and final info."""
+    obs, info = env.reset(seed=3)
+    rewards, done = [], False
+    while not done:
+        mask = env.action_masks()
+        action = R.VOTE_BASE + vote if mask[R.VOTE_BASE] else 1
+        obs, reward, term, trunc, info = env.step(action)
+        rewards.append(reward)
+        done = term or trunc
+    return rewards, info
+
+
+@pytest.mark.parametrize("vote", range(6))
+def test_terminal_reward_reaches_the_learner_when_an_opponent_ends_the_game(vote: int) -> None:
+    # Seat 1 announces, so the vote runs seat 0 (the learner) then seat 1: the opponent's vote ends the game.
+    env = SingleAgentEnv("six_suspects_v0", [Announcer(vote=2)], env_kwargs={"num_players": 2}, learner_seat=0)
+    rewards, info = play_learner(env, vote)
+    game = info["outcome"]["games"][0]
+    assert game["announcer"] == 1
+    expected = 1.0 if R.SUSPECTS[vote] in game["culprits"] else -1.0
+    assert rewards[-1] == expected and all(r == 0 for r in rewards[:-1])
+
+
+def test_rewards_of_every_game_in_a_match_reach_the_learner() -> None:
+    env = SingleAgentEnv(
+        "six_suspects_v0",
+        [Announcer(vote=0)],
+        env_kwargs={"num_players": 3, "num_games": 3, "max_tiebreak_games": 0, "reward": "vote"},
+        learner_seat=1,
+    )
+    rewards, info = play_learner(env, vote=4)
+    games = info["outcome"]["games"]
+    assert len(games) == 3
+    # every game's ±1 for the learner's vote, whoever cast the deciding vote, summed over the episode
+    assert sum(rewards) == sum(1.0 if g["right"][1] else -1.0 for g in games)
+    assert sum(1 for r in rewards if r != 0) == sum(1 for g in games if True)
+
+
+def test_sb3_check_env() -> None:
+    # check_env steps unmasked random actions: the penalty mode turns an illegal one into a lost game.
+    env_kwargs = {"num_players": 3, "illegal_action": "penalize"}
+    check_env(SingleAgentEnv("six_suspects_v0", [make("random")], env_kwargs=env_kwargs, seed=0))
+
+
+def test_illegal_learner_action_in_penalty_mode_ends_the_episode_with_the_penalty() -> None:
+    env_kwargs = {"num_players": 3, "illegal_action": "penalize", "illegal_reward": -2.0}
+    env = SingleAgentEnv("six_suspects_v0", [make("random")], env_kwargs=env_kwargs, seed=0)
+    env.reset(seed=1)
+    _, reward, terminated, _, info = env.step(R.VOTE_BASE)
+    assert terminated and reward == -2.0 and info["outcome"]["illegal_action"]["agent"] == env.learner
+
+
+@pytest.mark.parametrize("vec_cls", [DummyVecEnv, SubprocVecEnv])
+def test_vector_envs(vec_cls: Any) -> None:
+    fns = [(lambda i=i: SingleAgentEnv("six_suspects_v0", [make("six_suspects_heuristic")], seed=i)) for i in range(2)]
+    venv = vec_cls(fns)
+    try:
+        venv.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            masks = np.stack(venv.env_method("action_masks"))
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            _, rewards, dones, infos = venv.step(actions)
+            for d, info in zip(dones, infos, strict=True):
+                if d:
+                    assert "outcome" in info
+    finally:
+        venv.close()
+
+
+def test_learner_seat_is_validated() -> None:
+    with pytest.raises(ValueError, match=r"learner_seat=5 is not valid: expected an integer in \[0, 3\] or 'random'"):
+        SingleAgentEnv("six_suspects_v0", [make("random")], learner_seat=5)
+
+
+# ------------------------------------------------------------------------------------------ configs
+def test_config_types_and_overrides() -> None:
+    cfg = load_config(CONFIG, ["train.total_timesteps=2000", "seed=3", "ppo.learning_rate=1e-3"])
+    assert isinstance(cfg.ppo.learning_rate, float) and cfg.ppo.learning_rate == 1e-3
+    assert cfg.train.total_timesteps == 2000 and cfg.seed == 3
+    assert load_config(CONFIG).ppo.learning_rate == 3e-4  # written 3e-4 in YAML: a float, not a string
+
+
+CONFIG_ERRORS = [
+    (["train.total_steps=5"], r"unknown key 'train.total_steps'; allowed keys here: \['total_timesteps', 'n_envs'"),
+    (["colour=red"], r"unknown key 'colour'; allowed keys here: \['game', 'learner', 'opponents'"),
+    (["ppo.learning_rate=fast"], r"bad value for 'ppo.learning_rate'"),
+    (["opponents=[six_suspects_genius]"], r"opponents: unknown opponent 'six_suspects_genius'; valid: \['random'"),
+    (["game.num_players=9"], r"game: six_suspects: num_players=9 is out of range"),
+    (["game.name=chess_v0"], r"game.name='chess_v0' is not a Parlour env; available: \['six_suspects_v0'\]"),
+    (["train.vec_env=threads"], r"train.vec_env='threads' is not valid"),
+    (["learner.seat=7"], r"learner.seat='7' is not valid"),
+    (["eval.seed_set=v9"], r"eval.seed_set='v9' is not valid: expected one of \['v1'\]"),
+    (["nonsense"], r"override 'nonsense' is not of the form key=value"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "message"), CONFIG_ERRORS)
+def test_config_errors_are_clear(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(CONFIG, overrides)
+
+
+def test_missing_config_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "nope.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: [unclosed\n")
+    with pytest.raises(ConfigError, match="not a valid YAML config"):
+        load_config(bad)
+
+
+# ------------------------------------------------------------------------------------------ end to end
+TINY = [
+    "train.total_timesteps=512",
+    "train.n_envs=2",
+    "ppo.n_steps=64",
+    "ppo.batch_size=64",
+    "ppo.n_epochs=1",
+    "ppo.net_arch=[16]",
+    "train.checkpoint_every=128",
+    "train.eval_every=256",
+    "eval.games=2",
+    "eval.periodic_games=1",
+    "eval.opponents=[random]",
+    "eval.reference=[six_suspects_heuristic]",
+    "opponents=[random,self]",
+    "self_play.snapshot_every=256",
+]
+
+
+def test_train_resume_and_evaluate_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    assert main(["train", str(CONFIG), *TINY, "--out", str(run), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "| ppo | random |" in out and "| six_suspects_heuristic | random |" in out
+    for name in (
+        "config.yaml",
+        "command.txt",
+        "versions.json",
+        "model.zip",
+        "checkpoints/latest.zip",
+        "final_eval.json",
+        "final_eval.md",
+        "learning_curve.png",
+        "metrics.json",
+        "evaluations.jsonl",
+        "logs/session_0/progress.csv",
+    ):
+        assert (run / name).is_file(), name
+    assert list((run / "logs" / "session_0").glob("events.out.tfevents.*"))
+    assert list((run / "snapshots").glob("snap_*.zip"))
+    assert json.loads((run / "metrics.json").read_text())["timesteps"] >= 512
+
+    # A second start into the same folder is refused; --resume continues from the latest checkpoint.
+    assert main(["train", str(CONFIG), *TINY, "--out", str(run), "--no-progress"]) == 2
+    assert "exists and is not empty" in capsys.readouterr().err
+    more = [t for t in TINY if not t.startswith("train.total_timesteps")] + ["train.total_timesteps=1024"]
+    assert main(["train", str(CONFIG), *more, "--out", str(run), "--resume", "--no-progress"]) == 0
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["timesteps"] >= 1024 and 0 < metrics["session_steps"] <= 512 + 128
+    assert (run / "logs" / "session_1" / "progress.csv").is_file()
+    commands = (run / "command.txt").read_text().splitlines()
+    assert len(commands) == 2 and commands[0].startswith("parlour train ") and commands[1].endswith("--no-progress")
+
+    # Evaluate the result beside a bot.
+    capsys.readouterr()
+    code = main(
+        ["evaluate", "six_suspects_v0", "--policies", f"{run / 'model.zip'},random", "--games", "2", "--no-progress"]
+    )
+    assert code == 0
+    assert "Cross-play" in capsys.readouterr().out
+
+    # The checkpoint knows its game: another player count is refused with a clear message.
+    with pytest.raises(CheckpointError, match="was trained for six_suspects_v0 with 4 players; it cannot play"):
+        resolve_policy(str(run / "model.zip"), "six_suspects_v0", 3)
+    assert main(["evaluate", "six_suspects_v0", "--policies", str(run / "model.zip"), "--players", "3"]) == 2
+    assert "cannot play six_suspects_v0 with 3 players" in capsys.readouterr().err
+
+
+def test_resume_without_a_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", str(CONFIG), *TINY, "--out", str(tmp_path / "none"), "--resume", "--no-progress"]) == 2
+    assert "holds no run" in capsys.readouterr().err
+
+
+def test_checkpoints_are_written_atomically(tmp_path: Path) -> None:
+    target = tmp_path / "latest.zip"
+    target.write_bytes(b"previous checkpoint")
+
+    class Failing:
+        def save(self, path: Any) -> None:
+            Path(path).write_bytes(b"half a file")
+            raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(Failing(), target, {"env": "six_suspects_v0"})
+    assert target.read_bytes() == b"previous checkpoint"
+
+
+def test_unknown_policy_and_bad_checkpoint(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"unknown policy 'genius': expected one of \['random'"):
+        resolve_policy("genius", "six_suspects_v0", 4)
+    fake = tmp_path / "fake.zip"
+    fake.write_bytes(b"not a zip")
+    with pytest.raises(CheckpointError, match="is not a Parlour checkpoint"):
+        resolve_policy(str(fake), "six_suspects_v0", 4)
+
+
+def test_evaluation_is_deterministic() -> None:
+    def run() -> dict[str, Any]:
+        bots = [make("random"), make("six_suspects_heuristic")]
+        return run_evaluation("six_suspects_v0", bots, num_players=3, games=4)
+
+    a, b = run(), run()
+    assert a["matchups"] == b["matchups"] and a["ratings"] == b["ratings"]
+    assert a["matchups"][0]["games"] == 4 * 3

@@ -1,0 +1,235 @@
+"""Training configs: typed YAML through OmegaConf structured configs.
+
+A config is a YAML file checked against :class:`TrainConfig`: values are typed (``3e-4`` is a float), unknown keys
+are refused with the allowed ones listed, and ``key.sub=value`` overrides from the command line are merged in the
+same way. ``load_config`` returns a validated, resolved :class:`TrainConfig`; every error is a
+:class:`ConfigError` with one clear message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+#: Opponent-pool entry that stands for snapshots of the learner (the self-play league).
+SELF_PLAY = "self"
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; the message says what is wrong and what is allowed."""
+
+
+@dataclass
+class GameConfig:
+    #: Env id, e.g. ``six_suspects_v0``.
+    name: str = MISSING
+    num_players: int = 4
+    #: The env's rule keywords (validated by the env itself).
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class LearnerConfig:
+    #: The learning seat: an integer, or ``random`` to draw it per episode.
+    seat: str = "random"
+    #: Play the trained policy greedily in evaluation (``False``: sample from it with the evaluation seed).
+    deterministic: bool = True
+
+
+@dataclass
+class PPOConfig:
+    """MaskablePPO hyper-parameters (see sb3-contrib's documentation)."""
+
+    learning_rate: float = 3e-4
+    n_steps: int = 256
+    batch_size: int = 512
+    n_epochs: int = 10
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+
+
+@dataclass
+class SelfPlayConfig:
+    #: Steps between snapshots of the learner added to the opponent pool (where the pool lists ``self``).
+    snapshot_every: int = 50_000
+    #: Snapshots kept in the pool (oldest dropped first).
+    max_snapshots: int = 5
+
+
+@dataclass
+class TrainBudget:
+    total_timesteps: int = 200_000
+    n_envs: int = 8
+    #: ``dummy`` (one process) or ``subproc`` (one process per env).
+    vec_env: str = "dummy"
+    checkpoint_every: int = 50_000
+    #: Steps between periodic evaluations (0: none).
+    eval_every: int = 50_000
+    #: Torch threads for the learner.
+    torch_threads: int = 1
+    device: str = "cpu"
+
+
+@dataclass
+class EvalConfig:
+    #: Opponents the policy is evaluated against (bot names or checkpoint paths); each fills the other seats.
+    opponents: list[str] = field(default_factory=lambda: ["random"])
+    #: Policies evaluated beside the trained one, for comparison (bot names or checkpoint paths).
+    reference: list[str] = field(default_factory=list)
+    #: Deals per opponent in the final evaluation (each deal is played once per seat).
+    games: int = 200
+    #: Deals per opponent in each periodic evaluation.
+    periodic_games: int = 50
+    #: The versioned evaluation deal set (see ``parlour.training.evaluate.EVAL_SEED_SETS``).
+    seed_set: str = "v1"
+
+
+@dataclass
+class TrainConfig:
+    game: GameConfig = field(default_factory=GameConfig)
+    learner: LearnerConfig = field(default_factory=LearnerConfig)
+    #: The opponent pool: bot names, checkpoint paths (``*.zip``), or ``self`` for snapshots of the learner.
+    opponents: list[str] = field(default_factory=lambda: ["random"])
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    train: TrainBudget = field(default_factory=TrainBudget)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    seed: int = 0
+
+
+#: Section type name (as dataclass fields spell it under postponed annotations) -> section class.
+_SECTIONS: dict[str, Any] = {
+    c.__name__: c for c in (GameConfig, LearnerConfig, PPOConfig, SelfPlayConfig, TrainBudget, EvalConfig)
+}
+
+
+def _allowed_keys(node: Any) -> list[str]:
+    return [f.name for f in dataclasses.fields(node)] if dataclasses.is_dataclass(node) else []
+
+
+def _explain(exc: OmegaConfBaseException, source: str) -> ConfigError:
+    """Turn an OmegaConf error into one message that names the key and what is allowed."""
+    key = getattr(exc, "full_key", None) or ""
+    msg = getattr(exc, "msg", None) or str(exc).splitlines()[0]
+    if "not in" in msg:
+        node: Any = TrainConfig
+        for part in key.split(".")[:-1]:  # walk the schema down to the section that holds the unknown key
+            fields = {f.name: f.type for f in dataclasses.fields(node)} if dataclasses.is_dataclass(node) else {}
+            node = _SECTIONS.get(str(fields.get(part)))
+        return ConfigError(f"{source}: unknown key '{key}'; allowed keys here: {_allowed_keys(node)}")
+    return ConfigError(f"{source}: bad value for '{key}': {msg}")
+
+
+def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
+    """Read a YAML config, merge ``key=value`` overrides, validate, and return a typed ``TrainConfig``."""
+    schema = OmegaConf.structured(TrainConfig)
+    try:
+        if path is not None:
+            p = Path(path)
+            if not p.is_file():
+                raise ConfigError(f"config file not found: {p}")
+            try:
+                from_file = OmegaConf.load(p)
+            except Exception as exc:  # noqa: BLE001 - any YAML error is reported as such
+                raise ConfigError(f"{p}: not a valid YAML config: {exc}") from exc
+            if not isinstance(from_file, DictConfig):
+                raise ConfigError(f"{p}: a config must be a mapping of keys to values")
+            schema = OmegaConf.merge(schema, from_file)
+        for item in overrides:
+            if "=" not in item:
+                raise ConfigError(f"override {item!r} is not of the form key=value (e.g. train.total_timesteps=20000)")
+        if overrides:
+            schema = OmegaConf.merge(schema, OmegaConf.from_dotlist(list(overrides)))
+        OmegaConf.resolve(schema)
+        if OmegaConf.is_missing(schema.game, "name"):
+            raise ConfigError(f"{path}: game.name is required (e.g. six_suspects_v0)")
+        cfg: TrainConfig = OmegaConf.to_object(schema)  # type: ignore[assignment]
+    except OmegaConfBaseException as exc:
+        raise _explain(exc, str(path) if path is not None else "config") from None
+    validate(cfg)
+    return cfg
+
+
+def validate(cfg: TrainConfig) -> None:
+    """Checks that need more than types: names that must exist, ranges, the game's own keywords."""
+    from parlour.baselines import available
+    from parlour.envs import ENVIRONMENTS, make
+
+    if cfg.game.name not in ENVIRONMENTS:
+        raise ConfigError(f"game.name={cfg.game.name!r} is not a Parlour env; available: {sorted(ENVIRONMENTS)}")
+    try:
+        make(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
+    except ValueError as exc:
+        raise ConfigError(f"game: {exc}") from None
+    if cfg.learner.seat != "random" and not (
+        cfg.learner.seat.isdigit() and int(cfg.learner.seat) < cfg.game.num_players
+    ):
+        raise ConfigError(
+            f"learner.seat={cfg.learner.seat!r} is not valid: expected 'random' or a seat in [0, {cfg.game.num_players - 1}]"
+        )
+    bots = available(cfg.game.name)
+    for where, names, allow_self in (
+        ("opponents", cfg.opponents, True),
+        ("eval.opponents", cfg.eval.opponents, False),
+        ("eval.reference", cfg.eval.reference, False),
+    ):
+        if not names and where != "eval.reference":
+            raise ConfigError(f"{where} is empty: name at least one of {bots}")
+        for name in names:
+            if name == SELF_PLAY and allow_self:
+                continue
+            if name.endswith(".zip"):
+                if not Path(name).is_file():
+                    raise ConfigError(f"{where}: checkpoint file not found: {name}")
+                continue
+            if name not in bots:
+                extra = f", '{SELF_PLAY}'" if allow_self else ""
+                raise ConfigError(
+                    f"{where}: unknown opponent {name!r}; valid: {bots}{extra} or a checkpoint path (*.zip)"
+                )
+    if cfg.opponents == [SELF_PLAY]:
+        raise ConfigError("opponents: 'self' needs at least one other opponent to play before the first snapshot")
+    budget = cfg.train
+    for name, value, low in (
+        ("train.total_timesteps", budget.total_timesteps, 1),
+        ("train.n_envs", budget.n_envs, 1),
+        ("train.checkpoint_every", budget.checkpoint_every, 1),
+        ("train.eval_every", budget.eval_every, 0),
+        ("train.torch_threads", budget.torch_threads, 1),
+        ("ppo.n_steps", cfg.ppo.n_steps, 2),
+        ("ppo.batch_size", cfg.ppo.batch_size, 2),
+        ("ppo.n_epochs", cfg.ppo.n_epochs, 1),
+        ("eval.games", cfg.eval.games, 1),
+        ("eval.periodic_games", cfg.eval.periodic_games, 1),
+        ("self_play.snapshot_every", cfg.self_play.snapshot_every, 1),
+        ("self_play.max_snapshots", cfg.self_play.max_snapshots, 1),
+    ):
+        if value < low:
+            raise ConfigError(f"{name}={value} is out of range: expected an integer >= {low}")
+    if budget.vec_env not in ("dummy", "subproc"):
+        raise ConfigError(f"train.vec_env={budget.vec_env!r} is not valid: expected one of ['dummy', 'subproc']")
+    if not 0 < cfg.ppo.learning_rate < 1:
+        raise ConfigError(f"ppo.learning_rate={cfg.ppo.learning_rate} is out of range: expected a number in (0, 1)")
+    if not 0 < cfg.ppo.gamma <= 1 or not 0 < cfg.ppo.gae_lambda <= 1:
+        raise ConfigError("ppo.gamma and ppo.gae_lambda must be in (0, 1]")
+    if not cfg.ppo.net_arch or any(w < 1 for w in cfg.ppo.net_arch):
+        raise ConfigError(f"ppo.net_arch={cfg.ppo.net_arch} is not valid: expected a list of positive layer widths")
+    from parlour.training.evaluate import EVAL_SEED_SETS
+
+    if cfg.eval.seed_set not in EVAL_SEED_SETS:
+        raise ConfigError(f"eval.seed_set={cfg.eval.seed_set!r} is not valid: expected one of {sorted(EVAL_SEED_SETS)}")
+
+
+def to_yaml(cfg: TrainConfig) -> str:
+    return OmegaConf.to_yaml(OmegaConf.structured(cfg))

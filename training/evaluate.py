@@ -1,0 +1,239 @@
+"""Evaluation with fixed, versioned deals and seat rotation; confidence intervals; cross-play; ratings.
+
+A *matchup* ``P vs O`` seats policy ``P`` once and fills every other seat with ``O``. Each deal of the evaluation
+set is played once with ``P`` in every seat, so ``P`` plays each seat equally often on the same cards. Win rates get
+Wilson 95% intervals, mean rewards normal-approximation 95% intervals. Every random choice is seeded from the
+deal set, the matchup and the seat, so the same command gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.base import Policy
+from parlour.baselines.match import deal_seeds, mean_interval, play_game, wilson_interval
+from parlour.envs import make as make_env
+from parlour.envs.core import package_version
+
+#: Versioned evaluation deal sets: name -> base seed of ``deal_seeds``. Never change a published entry; add one.
+EVAL_SEED_SETS: dict[str, int] = {"v1": 20261129}
+
+
+def eval_deals(seed_set: str, games: int) -> list[int]:
+    if seed_set not in EVAL_SEED_SETS:
+        raise ValueError(f"unknown evaluation seed set {seed_set!r}; available: {sorted(EVAL_SEED_SETS)}")
+    return deal_seeds(EVAL_SEED_SETS[seed_set], games)
+
+
+@dataclass
+class Matchup:
+    policy: str
+    opponent: str
+    wins: list[bool] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+    opponent_won: list[bool] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        n = len(self.wins)
+        lo, hi = wilson_interval(sum(self.wins), n)
+        m, mlo, mhi = mean_interval(self.rewards)
+        per_seat = {}
+        for s in sorted(set(self.seats)):
+            idx = [i for i, x in enumerate(self.seats) if x == s]
+            w = sum(self.wins[i] for i in idx)
+            slo, shi = wilson_interval(w, len(idx))
+            per_seat[str(s)] = {"games": len(idx), "win_rate": w / len(idx), "win_ci": [slo, shi]}
+        return {
+            "policy": self.policy,
+            "opponent": self.opponent,
+            "games": n,
+            "win_rate": sum(self.wins) / max(1, n),
+            "win_ci": [lo, hi],
+            "mean_reward": m,
+            "reward_ci": [mlo, mhi],
+            "per_seat": per_seat,
+        }
+
+
+def play_matchup(
+    env_name: str,
+    policy: Policy,
+    opponent: Policy,
+    *,
+    num_players: int,
+    games: int,
+    seed_set: str = "v1",
+    env_kwargs: dict[str, Any] | None = None,
+    progress: Any = None,
+) -> Matchup:
+    """``policy`` in each seat in turn, ``opponent`` in all the others, on ``games`` deals of the seed set."""
+    env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
+    result = Matchup(policy.name, opponent.name)
+    base = EVAL_SEED_SETS[seed_set]
+    for d, deal in enumerate(eval_deals(seed_set, games)):
+        for seat in range(num_players):
+            seats = [policy if s == seat else opponent for s in range(num_players)]
+            rng = np.random.default_rng([base, d, seat])
+            out = play_game(env, seats, deal, rng)
+            winners = set(out["outcome"].get("winners", []))
+            result.wins.append(seat in winners)
+            result.opponent_won.append(any(s in winners for s in range(num_players) if s != seat))
+            result.rewards.append(out["rewards"][seat])
+            result.seats.append(seat)
+            if progress is not None:
+                progress.update(1)
+    return result
+
+
+def rate(matchups: Sequence[Matchup]) -> dict[str, dict[str, float]]:
+    """OpenSkill (Plackett-Luce) ratings from every matchup game, played in a fixed order.
+
+    Each game is a two-party result between the seated policy and the opponent policy filling the other seats:
+    the side with a winner ranks first; both or neither is a draw.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings: dict[str, Any] = {}
+    for m in matchups:
+        for name in (m.policy, m.opponent):
+            ratings.setdefault(name, model.rating(name=name))
+    for m in matchups:
+        if m.policy == m.opponent:
+            continue
+        for won, lost in zip(m.wins, m.opponent_won, strict=True):
+            ranks = [1.0, 1.0] if won == lost else ([1.0, 2.0] if won else [2.0, 1.0])
+            new = model.rate([[ratings[m.policy]], [ratings[m.opponent]]], ranks=ranks)
+            ratings[m.policy], ratings[m.opponent] = new[0][0], new[1][0]
+    return {
+        name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+        for name, r in sorted(ratings.items(), key=lambda kv: -kv[1].ordinal())
+    }
+
+
+def run_evaluation(
+    env_name: str,
+    policies: Sequence[Policy],
+    opponents: Sequence[Policy] | None = None,
+    *,
+    num_players: int,
+    games: int,
+    seed_set: str = "v1",
+    env_kwargs: dict[str, Any] | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Every policy against every opponent (default: the policies themselves, a cross-play matrix)."""
+    opponents = list(policies) if opponents is None else list(opponents)
+    pairs = [(p, o) for p in policies for o in opponents]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(pairs) * games * num_players, desc=f"evaluate {env_name}", unit="game")
+    matchups = [
+        play_matchup(
+            env_name,
+            p,
+            o,
+            num_players=num_players,
+            games=games,
+            seed_set=seed_set,
+            env_kwargs=env_kwargs,
+            progress=bar,
+        )
+        for p, o in pairs
+    ]
+    if bar is not None:
+        bar.close()
+    summaries = [m.summary() for m in matchups]
+    per_policy = {}
+    for p in policies:
+        mine = [m for m in matchups if m.policy == p.name]
+        wins = [w for m in mine for w in m.wins]
+        rewards = [r for m in mine for r in m.rewards]
+        lo, hi = wilson_interval(sum(wins), len(wins))
+        mean, mlo, mhi = mean_interval(rewards)
+        per_policy[p.name] = {
+            "games": len(wins),
+            "win_rate": sum(wins) / max(1, len(wins)),
+            "win_ci": [lo, hi],
+            "mean_reward": mean,
+            "reward_ci": [mlo, mhi],
+        }
+    return {
+        "env": env_name,
+        "num_players": num_players,
+        "env_kwargs": dict(env_kwargs or {}),
+        "seed_set": seed_set,
+        "deals": games,
+        "package_version": package_version(),
+        "matchups": summaries,
+        "policies": per_policy,
+        "cross_play": {
+            p.name: {o.name: s["win_rate"] for o, s in zip(opponents, summaries[i * len(opponents) :], strict=False)}
+            for i, p in enumerate(policies)
+        },
+        "ratings": rate(matchups),
+    }
+
+
+def _ci(ci: Sequence[float]) -> str:
+    return f"{ci[0]:.3f}–{ci[1]:.3f}"
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """Markdown: the matchup table, the cross-play matrix and the ratings."""
+    lines = [
+        f"{report['env']}, {report['num_players']} players, deal set {report['seed_set']} "
+        f"({report['deals']} deals × {report['num_players']} seats per matchup), parlour {report['package_version']}",
+        "",
+        "| policy | opponent (other seats) | games | win rate | 95% CI | mean reward | 95% CI |",
+        "|---|---|---:|---:|---|---:|---|",
+    ]
+    for s in report["matchups"]:
+        lines.append(
+            f"| {s['policy']} | {s['opponent']} | {s['games']} | {s['win_rate']:.3f} | {_ci(s['win_ci'])} "
+            f"| {s['mean_reward']:+.3f} | {s['reward_ci'][0]:+.3f}–{s['reward_ci'][1]:+.3f} |"
+        )
+    opponents = list(next(iter(report["cross_play"].values())).keys())
+    lines += ["", "Cross-play (row's win rate against a table of the column):", ""]
+    lines.append("| | " + " | ".join(opponents) + " |")
+    lines.append("|---|" + "---:|" * len(opponents))
+    for p, row in report["cross_play"].items():
+        lines.append(f"| {p} | " + " | ".join(f"{row[o]:.3f}" for o in opponents) + " |")
+    lines += ["", "Win rate by seat (all opponents):", ""]
+    seats = list(range(report["num_players"]))
+    lines.append("| policy | " + " | ".join(f"seat {s}" for s in seats) + " |")
+    lines.append("|---|" + "---:|" * len(seats))
+    for p in report["policies"]:
+        cells = []
+        for s in seats:
+            games = wins = 0.0
+            for m in report["matchups"]:
+                if m["policy"] == p and str(s) in m["per_seat"]:
+                    g = m["per_seat"][str(s)]
+                    games += g["games"]
+                    wins += g["win_rate"] * g["games"]
+            cells.append(f"{wins / games:.3f}" if games else "-")
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    lines += ["", "Ratings (OpenSkill Plackett-Luce; ordinal = mu − 3·sigma):", ""]
+    lines.append("| policy | mu | sigma | ordinal |")
+    lines.append("|---|---:|---:|---:|")
+    for name, r in report["ratings"].items():
+        lines.append(f"| {name} | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} |")
+    return "\n".join(lines)
+
+
+def write_report(report: dict[str, Any], out_dir: Path, stem: str = "evaluation") -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    js, md = out_dir / f"{stem}.json", out_dir / f"{stem}.md"
+    js.write_text(json.dumps(report, indent=2))
+    md.write_text(format_report(report) + "\n")
+    return js, md

@@ -1,0 +1,138 @@
+"""A single-agent Gymnasium view of any Parlour environment, for Stable-Baselines3 and sb3-contrib.
+
+One seat learns; every other seat is played by an opponent drawn from a pool (scripted bots, frozen checkpoints,
+snapshots of the learner) inside :meth:`SingleAgentEnv.step`. The reward of a transition is everything the learner
+earned since its previous move -- its own move's reward, every reward caused by opponents' moves, and a terminal
+reward even when an opponent's move ended the game -- read from the AEC env's ``_cumulative_rewards``, which
+PettingZoo defines as exactly that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from parlour.baselines.base import Policy
+from parlour.envs import make as make_env
+from parlour.envs.core import ParlourEnv
+
+#: ``learner_seat`` value that draws the seat per episode from the env's generator.
+RANDOM_SEAT = "random"
+
+
+class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """``gymnasium.Env`` for one learning seat; opponents move inside ``step``.
+
+    ``opponents`` is the pool: for each episode, every other seat gets a policy drawn uniformly from it (a pool of
+    one fills the table with that policy). ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        env_name: str,
+        opponents: Sequence[Policy],
+        *,
+        env_kwargs: dict[str, Any] | None = None,
+        learner_seat: int | str = RANDOM_SEAT,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__()
+        if not opponents:
+            raise ValueError("SingleAgentEnv: the opponent pool is empty")
+        self.env_name = env_name
+        self.env_kwargs = dict(env_kwargs or {})
+        self.aec: ParlourEnv[Any] = make_env(env_name, **self.env_kwargs)
+        n = self.aec.num_players
+        if learner_seat != RANDOM_SEAT and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
+            raise ValueError(
+                f"SingleAgentEnv: learner_seat={learner_seat!r} is not valid: expected an integer in "
+                f"[0, {n - 1}] or {RANDOM_SEAT!r}"
+            )
+        self.learner_seat_option = learner_seat
+        self.pool: list[Policy] = list(opponents)
+        space = self.aec.observation_space(self.aec.possible_agents[0])
+        assert isinstance(space, spaces.Dict)
+        self.observation_space = space["observation"]
+        self.action_space = spaces.Discrete(self.aec.num_actions)
+        self._rng = np.random.default_rng(seed)
+        self.learner = self.aec.possible_agents[0]
+        self.seats: list[Policy | None] = [None] * n
+        self._last_obs: dict[str, np.ndarray] | None = None
+        self.render_mode = "ansi"
+
+    # ---------------------------------------------------------------------------------------- pool
+    def add_opponent(self, policy: Policy) -> None:
+        self.pool.append(policy)
+
+    def set_opponents(self, policies: Sequence[Policy]) -> None:
+        if not policies:
+            raise ValueError("SingleAgentEnv: the opponent pool is empty")
+        self.pool = list(policies)
+
+    # ---------------------------------------------------------------------------------------- gymnasium
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        while True:
+            n = self.aec.num_players
+            seat = (
+                int(self._rng.integers(n)) if self.learner_seat_option == RANDOM_SEAT else int(self.learner_seat_option)
+            )
+            self.learner = self.aec.possible_agents[seat]
+            self.seats = [None if s == seat else self.pool[int(self._rng.integers(len(self.pool)))] for s in range(n)]
+            self.aec.reset(seed=int(self._rng.integers(2**63 - 1)))
+            self._play_opponents()
+            if not self._done():
+                break  # a game the learner never gets to act in teaches nothing: deal again
+        return self._obs(), {"learner_seat": seat}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._done():
+            raise RuntimeError("SingleAgentEnv.step() called after the episode ended; call reset()")
+        self.aec.step(int(action))
+        self._play_opponents()
+        # Everything the learner earned since its last move (own move, opponents' moves, a terminal reward).
+        reward = float(self.aec._cumulative_rewards[self.learner])
+        terminated = bool(self.aec.terminations[self.learner])
+        truncated = bool(self.aec.truncations[self.learner])
+        info: dict[str, Any] = {}
+        if terminated or truncated:
+            info = dict(self.aec.infos[self.learner])
+        return self._obs(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        mask = self._last_obs["action_mask"] if self._last_obs is not None else None
+        if mask is None or self._done():
+            return np.ones(self.aec.num_actions, bool)
+        return mask.astype(bool)
+
+    def render(self) -> str:
+        return self.aec.render_text(perspective=self.learner)
+
+    # ---------------------------------------------------------------------------------------- internals
+    def _done(self) -> bool:
+        return bool(self.aec.terminations[self.learner] or self.aec.truncations[self.learner])
+
+    def _play_opponents(self) -> None:
+        aec = self.aec
+        while not aec._over and aec.agent_selection != self.learner:
+            agent = aec.agent_selection
+            policy = self.seats[aec.possible_agents.index(agent)]
+            assert policy is not None
+            if policy.needs_env:
+                action = policy.act_with_env(aec, agent, self._rng)
+            else:
+                obs = aec.observe(agent)
+                action = policy.act(obs["observation"], obs["action_mask"], self._rng)
+            aec.step(action)
+
+    def _obs(self) -> np.ndarray:
+        self._last_obs = self.aec.observe(self.learner)
+        return self._last_obs["observation"]
