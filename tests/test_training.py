@@ -121,7 +121,7 @@ def test_config_types_and_overrides() -> None:
     cfg = load_config(CONFIG, ["train.total_timesteps=2000", "seed=3", "ppo.learning_rate=1e-3"])
     assert isinstance(cfg.ppo.learning_rate, float) and cfg.ppo.learning_rate == 1e-3
     assert cfg.train.total_timesteps == 2000 and cfg.seed == 3
-    assert load_config(CONFIG).ppo.learning_rate == 3e-4  # written 3e-4 in YAML: a float, not a string
+    assert load_config(CONFIG).ppo.learning_rate == 5e-4  # written 5e-4 in YAML: a float, not a string
 
 
 CONFIG_ERRORS = [
@@ -257,3 +257,31 @@ def test_evaluation_is_deterministic() -> None:
     a, b = run(), run()
     assert a["matchups"] == b["matchups"] and a["ratings"] == b["ratings"]
     assert a["matchups"][0]["games"] == 4 * 3
+
+
+def test_ratings_order_follows_head_to_head_results() -> None:
+    from parlour.training.evaluate import Matchup, rate
+
+    strong_vs_weak = Matchup("strong", "weak", seats=[0, 1, 2] * 20, table=[[True, False, False]] * 60)
+    # the strong policy wins alone in seat 0 every game; in seats 1 and 2 nobody wins (draws)
+    strong_vs_weak.table = [[s == seat for s in range(3)] for seat in strong_vs_weak.seats]
+    ratings = rate([strong_vs_weak])
+    assert list(ratings) == ["strong", "weak"] and ratings["strong"]["mu"] > ratings["weak"]["mu"]
+
+
+def test_shipped_checkpoint_is_smaller_and_plays_the_same(tmp_path: Path) -> None:
+    from parlour.training.policies import CheckpointPolicy, ship_checkpoint
+
+    run = tmp_path / "run"
+    assert main(["train", str(CONFIG), *TINY, "--out", str(run), "--no-progress"]) == 0
+    shipped = ship_checkpoint(run / "model.zip", tmp_path / "shipped.zip")
+    assert shipped.stat().st_size < (run / "model.zip").stat().st_size
+    a, b = CheckpointPolicy(run / "model.zip"), CheckpointPolicy(shipped)
+    env = SingleAgentEnv("six_suspects_v0", [make("random")], seed=0)
+    obs, _ = env.reset(seed=0)
+    for _ in range(10):
+        mask = env.action_masks().astype(np.int8)
+        assert np.allclose(a.probabilities(obs, mask), b.probabilities(obs, mask))
+        obs, _, term, trunc, _ = env.step(a.act(obs, mask, np.random.default_rng(0)))
+        if term or trunc:
+            obs, _ = env.reset()

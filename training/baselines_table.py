@@ -18,7 +18,6 @@ from typing import Any
 from parlour.baselines import available, shipped_checkpoint
 from parlour.training.evaluate import run_evaluation
 
-ROOT = Path.cwd()
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "baselines" / "checkpoints"
 
 
@@ -33,11 +32,11 @@ class BaselineSpec:
     seed_set: str = "v1"
 
 
-def specs() -> dict[str, tuple[Path, BaselineSpec]]:
+def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
     from omegaconf import OmegaConf
 
     out = {}
-    for path in sorted((ROOT / "configs").glob("*/baselines.yaml")):
+    for path in sorted((root / "configs").glob("*/baselines.yaml")):
         spec: BaselineSpec = OmegaConf.to_object(  # type: ignore[assignment]
             OmegaConf.merge(OmegaConf.structured(BaselineSpec), OmegaConf.load(path))
         )
@@ -51,25 +50,25 @@ def specs() -> dict[str, tuple[Path, BaselineSpec]]:
 
 def regenerate(games: list[str] | None, *, train_models: bool, progress: bool) -> Path:
     from parlour.training.config import load_config
-    from parlour.training.policies import CheckpointPolicy, read_meta
+    from parlour.training.policies import CheckpointPolicy, read_meta, ship_checkpoint
     from parlour.training.train import train
 
-    table = specs()
+    root = Path.cwd()
+    table = specs(root)
     unknown = sorted(set(games or []) - set(table))
     if unknown:
         raise ValueError(f"no baselines spec for {unknown}; available: {sorted(table)}")
     for env_name in games or list(table):
         spec_path, spec = table[env_name]
-        cfg_path = ROOT / spec.config
+        cfg_path = root / spec.config
         cfg = load_config(cfg_path)
         target = CHECKPOINTS / f"{env_name}_ppo.zip"
         if train_models:
-            run = ROOT / "runs" / "baselines" / env_name
+            run = root / "runs" / "baselines" / env_name
             if run.exists():
                 shutil.rmtree(run)
             train(cfg, run, command=f"parlour baselines --game {env_name}", progress=progress)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(run / "model.zip", target)
+            ship_checkpoint(run / "model.zip", target)
         if not target.is_file():
             raise FileNotFoundError(f"{target} is missing: run without --skip-training to train it")
         meta = read_meta(target)
@@ -88,18 +87,19 @@ def regenerate(games: list[str] | None, *, train_models: bool, progress: bool) -
             env_kwargs=cfg.game.options,
             progress=progress,
         )
-        report["spec"] = str(spec_path.relative_to(ROOT))
+        report["spec"] = str(spec_path.relative_to(root))
         report["config"] = spec.config
         report["train_seed"] = cfg.seed
         report["trained_timesteps"] = meta.get("timesteps")
         (CHECKPOINTS / f"{env_name}_results.json").write_text(json.dumps(report, indent=2))
-    out = ROOT / "BASELINES.md"
-    out.write_text(render())
+    out = root / "BASELINES.md"
+    out.write_text(render(CHECKPOINTS))
     print(out.read_text())
     return out
 
 
-def render() -> str:
+def render(folder: Path) -> str:
+    """BASELINES.md from every ``<env>_results.json`` in ``folder``."""
     lines = [
         "# Published baselines",
         "",
@@ -110,7 +110,7 @@ def render() -> str:
         "is played once with the policy in each seat. Win rates carry Wilson 95% intervals.",
         "",
     ]
-    for path in sorted(CHECKPOINTS.glob("*_results.json")):
+    for path in sorted(folder.glob("*_results.json")):
         r: dict[str, Any] = json.loads(path.read_text())
         opponents = list(next(iter(r["cross_play"].values())).keys())
         lines += [

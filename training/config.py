@@ -19,6 +19,8 @@ from omegaconf.errors import OmegaConfBaseException
 
 #: Opponent-pool entry that stands for snapshots of the learner (the self-play league).
 SELF_PLAY = "self"
+#: ``ppo.activation`` values (names of ``torch.nn`` modules).
+ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
 
 
 class ConfigError(ValueError):
@@ -57,6 +59,8 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    #: Hidden-layer activation: ``relu`` or ``tanh`` (SB3's default).
+    activation: str = "relu"
 
 
 @dataclass
@@ -223,6 +227,8 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"ppo.learning_rate={cfg.ppo.learning_rate} is out of range: expected a number in (0, 1)")
     if not 0 < cfg.ppo.gamma <= 1 or not 0 < cfg.ppo.gae_lambda <= 1:
         raise ConfigError("ppo.gamma and ppo.gae_lambda must be in (0, 1]")
+    if cfg.ppo.activation not in ACTIVATIONS:
+        raise ConfigError(f"ppo.activation={cfg.ppo.activation!r} is not valid: expected one of {list(ACTIVATIONS)}")
     if not cfg.ppo.net_arch or any(w < 1 for w in cfg.ppo.net_arch):
         raise ConfigError(f"ppo.net_arch={cfg.ppo.net_arch} is not valid: expected a list of positive layer widths")
     from parlour.training.evaluate import EVAL_SEED_SETS

@@ -38,7 +38,8 @@ class Matchup:
     wins: list[bool] = field(default_factory=list)
     rewards: list[float] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)
-    opponent_won: list[bool] = field(default_factory=list)
+    #: For every game, whether each seat won.
+    table: list[list[bool]] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         n = len(self.wins)
@@ -84,7 +85,7 @@ def play_matchup(
             out = play_game(env, seats, deal, rng)
             winners = set(out["outcome"].get("winners", []))
             result.wins.append(seat in winners)
-            result.opponent_won.append(any(s in winners for s in range(num_players) if s != seat))
+            result.table.append([s in winners for s in range(num_players)])
             result.rewards.append(out["rewards"][seat])
             result.seats.append(seat)
             if progress is not None:
@@ -93,10 +94,11 @@ def play_matchup(
 
 
 def rate(matchups: Sequence[Matchup]) -> dict[str, dict[str, float]]:
-    """OpenSkill (Plackett-Luce) ratings from every matchup game, played in a fixed order.
+    """OpenSkill (Plackett-Luce) ratings from every matchup game, in a fixed order.
 
-    Each game is a two-party result between the seated policy and the opponent policy filling the other seats:
-    the side with a winner ranks first; both or neither is a draw.
+    Each game gives one head-to-head result between the seated policy and each opponent seat: the one that won
+    ranks first; both or neither is a draw. (Counting seats one by one keeps a policy that fills several seats
+    from being credited with every one of them.)
     """
     from openskill.models import PlackettLuce
 
@@ -108,10 +110,14 @@ def rate(matchups: Sequence[Matchup]) -> dict[str, dict[str, float]]:
     for m in matchups:
         if m.policy == m.opponent:
             continue
-        for won, lost in zip(m.wins, m.opponent_won, strict=True):
-            ranks = [1.0, 1.0] if won == lost else ([1.0, 2.0] if won else [2.0, 1.0])
-            new = model.rate([[ratings[m.policy]], [ratings[m.opponent]]], ranks=ranks)
-            ratings[m.policy], ratings[m.opponent] = new[0][0], new[1][0]
+        for seat, table in zip(m.seats, m.table, strict=True):
+            for other, other_won in enumerate(table):
+                if other == seat:
+                    continue
+                won = table[seat]
+                ranks = [1.0, 1.0] if won == other_won else ([1.0, 2.0] if won else [2.0, 1.0])
+                new = model.rate([[ratings[m.policy]], [ratings[m.opponent]]], ranks=ranks)
+                ratings[m.policy], ratings[m.opponent] = new[0][0], new[1][0]
     return {
         name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
         for name, r in sorted(ratings.items(), key=lambda kv: -kv[1].ordinal())

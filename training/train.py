@@ -22,7 +22,7 @@ import numpy as np
 
 from parlour.baselines.base import Policy
 from parlour.envs import make as make_env
-from parlour.training.config import SELF_PLAY, TrainConfig, to_yaml
+from parlour.training.config import ACTIVATIONS, SELF_PLAY, TrainConfig, to_yaml
 from parlour.training.evaluate import play_matchup, run_evaluation, write_report
 from parlour.training.policies import CheckpointPolicy, checkpoint_meta, read_meta, resolve_policy, save_checkpoint
 from parlour.training.single_agent import SingleAgentEnv
@@ -248,7 +248,7 @@ def train(cfg: TrainConfig, run: Path, *, resume: bool = False, command: str = "
             ent_coef=ppo.ent_coef,
             vf_coef=ppo.vf_coef,
             max_grad_norm=ppo.max_grad_norm,
-            policy_kwargs={"net_arch": list(ppo.net_arch)},
+            policy_kwargs={"net_arch": list(ppo.net_arch), "activation_fn": getattr(torch.nn, ACTIVATIONS[ppo.activation])},
             seed=cfg.seed,
             device=cfg.train.device,
             verbose=0,
