@@ -43,7 +43,7 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
         out[spec.env] = (path, spec)
     if not out:
         raise FileNotFoundError(
-            f"no configs/*/baselines.yaml under {ROOT}: run parlour baselines from the repository root"
+            f"no configs/*/baselines.yaml under {root}: run parlour baselines from the repository root"
         )
     return out
 
