@@ -131,3 +131,15 @@ def test_every_layout_has_a_culprit_and_police_never_is() -> None:
         assert res.culprits
         assert not any(res.police[c] for c in res.culprits)
         assert sum(res.police) >= 1  # the Police card itself always marks its column
+
+
+def test_vectorised_resolution_agrees_with_resolve() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    layouts = np.array([rng.permutation(12) for _ in range(3000)])
+    fast = R.culprits_many(layouts)
+    for lay, row in zip(layouts, fast, strict=True):
+        assert sorted(np.flatnonzero(row)) == list(R.resolve(lay).culprits)
+    values = (6, 5, 4, 3, 2, 1)
+    assert (R.culprits_many(layouts[:200], values) == [[c in R.resolve(x, values).culprits for c in range(6)] for x in layouts[:200]]).all()

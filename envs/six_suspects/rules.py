@@ -86,6 +86,11 @@ def other_in_column(p: int) -> int:
     return (p + NUM_SUSPECTS) % NUM_POSITIONS
 
 
+_LEFT = [left_of(p) for p in range(NUM_POSITIONS)]
+_RIGHT = [right_of(p) for p in range(NUM_POSITIONS)]
+_MATE = [other_in_column(p) for p in range(NUM_POSITIONS)]
+
+
 def position_name(p: int) -> str:
     r, c = divmod(p, NUM_SUSPECTS)
     return f"{SUSPECTS[c]}, {ROW_NAMES[r]} card"
@@ -130,23 +135,24 @@ def resolve(layout: Any, plain_values: tuple[int, ...] = DEFAULT_PLAIN_VALUES) -
         lft, rgt = left_of(p), right_of(p)
         grid[lft], grid[rgt] = grid[rgt], grid[lft]
 
-    def effective(p: int, chain: frozenset[int]) -> int:
-        card = grid[p]
-        if card not in (TORCH_LEFT, TORCH_RIGHT, MIRROR):
-            return card  # a base card; a copied Swap is worth 4 and swaps nothing
-        if p in chain:
-            return LOOP
-        chain = chain | {p}
+    # Each Torch and the Mirror points at the card it copies (a Torch that copies the Mirror mirrors its own
+    # column); following the pointers ends on a base card, or circles: a loop, worth 0.
+    pointer = list(range(NUM_POSITIONS))
+    for p, card in enumerate(grid):
         if card == MIRROR:
-            # A Mirror copies the other card of its column, as that card resolves (a Torch: what it became).
-            return effective(other_in_column(p), chain)
-        target = left_of(p) if card == TORCH_LEFT else right_of(p)
-        if grid[target] == MIRROR:
-            # A Torch that copies the Mirror acts as a Mirror in its own column.
-            return effective(other_in_column(p), chain | {target})
-        return effective(target, chain)
-
-    eff = tuple(effective(p, frozenset()) for p in range(NUM_POSITIONS))
+            pointer[p] = _MATE[p]
+        elif card == TORCH_LEFT or card == TORCH_RIGHT:
+            target = _LEFT[p] if card == TORCH_LEFT else _RIGHT[p]
+            pointer[p] = _MATE[p] if grid[target] == MIRROR else target
+    eff_list = []
+    for p in range(NUM_POSITIONS):
+        q = p
+        for _ in range(NUM_POSITIONS):
+            if pointer[q] == q:
+                break
+            q = pointer[q]
+        eff_list.append(grid[q] if pointer[q] == q else LOOP)
+    eff = tuple(eff_list)
     totals: list[int] = []
     police: list[bool] = []
     for c in range(NUM_SUSPECTS):
