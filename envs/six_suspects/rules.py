@@ -141,7 +141,7 @@ def resolve(layout: Any, plain_values: tuple[int, ...] = DEFAULT_PLAIN_VALUES) -
     for p, card in enumerate(grid):
         if card == MIRROR:
             pointer[p] = _MATE[p]
-        elif card == TORCH_LEFT or card == TORCH_RIGHT:
+        elif card in (TORCH_LEFT, TORCH_RIGHT):
             target = _LEFT[p] if card == TORCH_LEFT else _RIGHT[p]
             pointer[p] = _MATE[p] if grid[target] == MIRROR else target
     eff_list = []
