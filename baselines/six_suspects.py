@@ -14,8 +14,6 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from itertools import permutations
-from math import factorial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -91,7 +89,7 @@ class SixSuspectsExpert(Policy):
     games = GAMES
 
     #: Enumerate every consistent arrangement when there are at most this many; sample this many otherwise.
-    max_worlds = 1000
+    max_worlds = R.MAX_WORLDS
     #: Announce when the likeliest culprit is at least this likely ...
     announce_confidence = 0.8
     #: ... or when no single peek is expected to raise that probability by more than this.
@@ -107,18 +105,7 @@ class SixSuspectsExpert(Policy):
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        unknown_pos = [p for p in range(R.NUM_POSITIONS) if p not in known]
-        unknown_cards = sorted(set(range(R.NUM_CARDS)) - set(known.values()))
-        base = np.zeros(R.NUM_POSITIONS, np.int64)
-        for p, card in known.items():
-            base[p] = card
-        if factorial(len(unknown_pos)) <= self.max_worlds:
-            perms = list(permutations(unknown_cards))
-            fills = np.array(perms, np.int64).reshape(len(perms), len(unknown_pos))
-        else:
-            fills = rng.permuted(np.tile(np.array(unknown_cards, np.int64), (self.max_worlds, 1)), axis=1)
-        layouts = np.repeat(base[None, :], len(fills), axis=0)
-        layouts[:, unknown_pos] = fills
+        layouts = R.consistent_layouts(known, rng, self.max_worlds)
         culprits = R.culprits_many(layouts, self.plain_values)
         self._cache[key] = (layouts, culprits)
         if len(self._cache) > 256:

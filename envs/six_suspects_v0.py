@@ -62,7 +62,11 @@ Rewards
 ``reward="vote"`` (default): when a game is resolved each seat gets +1 for a vote on a culprit, −1 otherwise (a
 dense, symmetric signal that serves learning). ``reward="score"``: the rulebook's points, 1 or 0 per game.
 ``reward="win"``: at the end of the match +1 to each seat with the highest score and −1 to every other seat (0 to
-all if nobody scored). An illegal action raises ``ValueError`` unless ``illegal_action="penalize"``: then the
+all if nobody scored). ``reward="expected"``: when a game is resolved each seat gets ``2p − 1``, where ``p`` is the
+probability that its vote is a culprit given only the cards *it* saw (uniform over the arrangements consistent with
+them; exact when at most 720, else a fixed sample of 1,000 seeded by what it saw). That is the expectation of the
+``vote`` reward given the seat's information, so it points learning the same way with far less variance; it uses
+nothing the seat does not know. Evaluation always counts true wins. An illegal action raises ``ValueError`` unless ``illegal_action="penalize"``: then the
 offender gets ``illegal_reward`` (default −1), the others 0, and the game ends. If the driver's optional
 ``max_turns`` cap truncates a game, every seat gets 0. Terminal ``infos[agent]["outcome"]`` holds the scores,
 winners, every game's revealed layout, votes, totals and culprits.
@@ -71,7 +75,7 @@ Keywords
 --------
 ``num_players`` (2–8, default 4); ``num_games`` (1–100, default 1); ``max_tiebreak_games`` (default 3);
 ``plain_values`` (six integers, default (0, 1, 2, 3, 5, 6)); ``table_announcement_turns`` (default 12);
-``start_seat`` (default 0); ``rotate_start`` (default True); ``reward`` ("vote", "score", "win");
+``start_seat`` (default 0); ``rotate_start`` (default True); ``reward`` ("vote", "score", "win", "expected");
 ``illegal_action`` ("raise", "penalize"); ``illegal_reward`` (default −1.0); ``max_turns`` (driver cap on turns,
 default None: the rules end every game); ``render_mode`` (None or "ansi").
 

@@ -207,6 +207,45 @@ def test_rewards_by_mode(six: Any, mode: str, votes: dict[str, int], expected: d
     assert finish_with_votes(env, votes) == expected
 
 
+def test_expected_reward_is_the_vote_reward_once_every_card_is_known(six: Any) -> None:
+    totals = {}
+    for mode in ("vote", "expected"):
+        env = six(num_players=2, reward=mode, table_announcement_turns=13, seed=4)
+        for p in range(12):  # player_0 sees every card, player_1 only Albert's top card
+            env.step(p)
+            env.step(0)
+        env.step(R.ANNOUNCE)
+        env.step(0)
+        for agent in env.agent_iter():
+            _, reward, term, trunc, _ = env.last()
+            totals[(mode, agent)] = totals.get((mode, agent), 0.0) + reward
+            env.step(None if term or trunc else R.VOTE_BASE + 3)
+    assert totals[("expected", "player_0")] == totals[("vote", "player_0")] in (1.0, -1.0)
+    # player_1 saw one card: its expected reward is strictly between the two outcomes
+    assert -1.0 < totals[("expected", "player_1")] < 1.0
+
+
+def test_expected_reward_is_unbiased() -> None:
+    """Same games, both modes: the expected reward averages to the vote reward (it is its conditional mean)."""
+    diffs = []
+    for seed in range(300):
+        per_mode = {}
+        for mode in ("vote", "expected"):
+            env = make("six_suspects_v0", num_players=3, reward=mode)
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            total = 0.0
+            for agent in env.agent_iter():
+                obs, reward, term, trunc, _ = env.last()
+                total += reward if agent == "player_0" else 0.0
+                env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            per_mode[mode] = total
+        diffs.append(per_mode["vote"] - per_mode["expected"])
+    diffs_arr = np.array(diffs)
+    assert abs(diffs_arr.mean()) < 3 * diffs_arr.std(ddof=1) / np.sqrt(len(diffs_arr)) + 1e-9
+    assert diffs_arr.std() > 0.1  # the modes do differ game by game
+
+
 def test_terminal_infos_reveal_the_outcome(six: Any) -> None:
     env = six(num_players=3)
     set_layout(env, TIE_LAYOUT)
@@ -277,7 +316,7 @@ BAD_KWARGS = [
     ({"num_players": 9}, r"num_players=9 is out of range: expected an integer in \[2, 8\]"),
     ({"num_players": 1}, r"num_players=1 is out of range"),
     ({"num_games": 0}, r"num_games=0 is out of range"),
-    ({"reward": "points"}, r"reward='points' is not valid: expected one of \['vote', 'score', 'win'\]"),
+    ({"reward": "points"}, r"reward='points' is not valid: expected one of \['vote', 'score', 'win', 'expected'\]"),
     ({"plain_values": (1, 2)}, r"plain_values=\(1, 2\) is not valid"),
     ({"start_seat": 4, "num_players": 4}, r"start_seat=4 is out of range"),
     ({"illegal_action": "ignore"}, r"illegal_action='ignore' is not valid"),

@@ -142,4 +142,7 @@ def test_vectorised_resolution_agrees_with_resolve() -> None:
     for lay, row in zip(layouts, fast, strict=True):
         assert sorted(np.flatnonzero(row)) == list(R.resolve(lay).culprits)
     values = (6, 5, 4, 3, 2, 1)
-    assert (R.culprits_many(layouts[:200], values) == [[c in R.resolve(x, values).culprits for c in range(6)] for x in layouts[:200]]).all()
+    assert (
+        R.culprits_many(layouts[:200], values)
+        == [[c in R.resolve(x, values).culprits for c in range(6)] for x in layouts[:200]]
+    ).all()

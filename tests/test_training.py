@@ -285,3 +285,20 @@ def test_shipped_checkpoint_is_smaller_and_plays_the_same(tmp_path: Path) -> Non
         obs, _, term, trunc, _ = env.step(a.act(obs, mask, np.random.default_rng(0)))
         if term or trunc:
             obs, _ = env.reset()
+
+
+def test_shipped_baseline_plays_legally() -> None:
+    from parlour.baselines import CHECKPOINT_DIR
+
+    if not (CHECKPOINT_DIR / "six_suspects_v0_ppo.zip").is_file():
+        pytest.skip("no shipped checkpoint in this tree")
+    from parlour.baselines.match import play_game
+    from parlour.envs import make as make_env
+
+    bot = make("six_suspects_ppo", "six_suspects_v0")
+    env = make_env("six_suspects_v0", num_players=4)
+    for seed in range(3):
+        out = play_game(
+            env, [bot, make("random"), bot, make("six_suspects_heuristic")], seed, np.random.default_rng(seed)
+        )
+        assert out["outcome"]["games"]

@@ -117,8 +117,7 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
 
         def _on_step(self) -> bool:
             if self.bar is not None:
-                self.bar.n = self.num_timesteps
-                self.bar.refresh() if self.n_calls % 50 == 0 else None
+                self.bar.update(self.num_timesteps - self.bar.n)  # tqdm throttles the redraws
             if self._due("ckpt", budget.checkpoint_every):
                 save_checkpoint(
                     self.model, run / "checkpoints" / "latest.zip", meta | {"timesteps": self.num_timesteps}
@@ -248,7 +247,10 @@ def train(cfg: TrainConfig, run: Path, *, resume: bool = False, command: str = "
             ent_coef=ppo.ent_coef,
             vf_coef=ppo.vf_coef,
             max_grad_norm=ppo.max_grad_norm,
-            policy_kwargs={"net_arch": list(ppo.net_arch), "activation_fn": getattr(torch.nn, ACTIVATIONS[ppo.activation])},
+            policy_kwargs={
+                "net_arch": list(ppo.net_arch),
+                "activation_fn": getattr(torch.nn, ACTIVATIONS[ppo.activation]),
+            },
             seed=cfg.seed,
             device=cfg.train.device,
             verbose=0,

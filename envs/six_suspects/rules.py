@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from itertools import permutations
+from math import factorial
 from typing import Any
 
 import numpy as np
@@ -59,7 +61,7 @@ ANNOUNCE = NUM_POSITIONS
 VOTE_BASE = ANNOUNCE + 1
 NUM_ACTIONS = VOTE_BASE + NUM_SUSPECTS
 
-REWARD_MODES = ("vote", "score", "win")
+REWARD_MODES = ("vote", "score", "win", "expected")
 
 _MASK_PEEK = np.zeros(NUM_ACTIONS, np.int8)
 _MASK_PEEK[:NUM_POSITIONS] = 1
@@ -207,6 +209,40 @@ def culprits_many(layouts: np.ndarray, plain_values: tuple[int, ...] = DEFAULT_P
     return culprits
 
 
+#: Arrangements the belief functions enumerate exactly (6! = 720); beyond that they draw this many at random.
+MAX_WORLDS = 1000
+
+
+def consistent_layouts(known: dict[int, int], rng: np.random.Generator, max_worlds: int = MAX_WORLDS) -> np.ndarray:
+    """Layouts ``(W, 12)`` consistent with ``known`` (position -> card): every one if there are at most
+    ``max_worlds``, else ``max_worlds`` uniform draws. Under a uniform deal they are equally likely."""
+    unknown_pos = [p for p in range(NUM_POSITIONS) if p not in known]
+    unknown_cards = sorted(set(range(NUM_CARDS)) - set(known.values()))
+    base = np.zeros(NUM_POSITIONS, np.int64)
+    for p, card in known.items():
+        base[p] = card
+    if factorial(len(unknown_pos)) <= max_worlds:
+        perms = list(permutations(unknown_cards))
+        fills = np.array(perms, np.int64).reshape(len(perms), len(unknown_pos))
+    else:
+        fills = rng.permuted(np.tile(np.array(unknown_cards, np.int64), (max_worlds, 1)), axis=1)
+    layouts = np.repeat(base[None, :], len(fills), axis=0)
+    layouts[:, unknown_pos] = fills
+    return layouts
+
+
+def culprit_probabilities(
+    known: dict[int, int], plain_values: tuple[int, ...] = DEFAULT_PLAIN_VALUES, max_worlds: int = MAX_WORLDS
+) -> np.ndarray:
+    """The probability that each suspect is a culprit given only ``known`` (uniform over consistent layouts).
+
+    Deterministic: a sample, when one is needed, is drawn from a generator seeded by ``known`` itself."""
+    seed = [NUM_CARDS * p + c for p, c in sorted(known.items())] or [0]
+    layouts = consistent_layouts(known, np.random.default_rng(seed), max_worlds)
+    probabilities: np.ndarray = culprits_many(layouts, plain_values).mean(axis=0)
+    return probabilities
+
+
 def _value_halves(card: int, plain_values: tuple[int, ...]) -> int:
     if card == SWAP:
         return SWAP_VALUE_HALVES
@@ -232,7 +268,9 @@ class Options:
     #: In a match, each new game starts one seat further clockwise (ruling, **choice**).
     rotate_start: bool = True
     #: ``vote``: ±1 per game for a right/wrong vote; ``score``: the rulebook's points (1/0) per game;
-    #: ``win``: +1 to each match winner and −1 to every other seat at the end of the match.
+    #: ``win``: +1 to each match winner and −1 to every other seat at the end of the match;
+    #: ``expected``: per game, ``2p − 1`` where ``p`` is the probability that the seat's vote is a culprit given
+    #: only the cards it saw -- the expectation of ``vote`` given its information, with far less variance.
     reward: str = "vote"
 
     def __post_init__(self) -> None:
@@ -396,6 +434,11 @@ class SixSuspectsState:
         self.game_index += 1
         if opts.reward == "vote":
             rewards = [1.0 if ok else -1.0 for ok in right]
+        elif opts.reward == "expected":
+            rewards = [
+                2.0 * float(culprit_probabilities(self.known_cards(s), opts.plain_values)[self.votes[s]]) - 1.0
+                for s in range(self.n)
+            ]
         elif opts.reward == "score":
             rewards = [float(ok) for ok in right]
         else:
@@ -440,6 +483,10 @@ class SixSuspectsState:
         self.current = self.start
 
     # -------------------------------------------------------------------------------------------- views
+    def known_cards(self, seat: int) -> dict[int, int]:
+        """Position -> card for every card ``seat`` has seen this game."""
+        return {p: self.layout[p] for p in range(NUM_POSITIONS) if self.seen[seat][p]}
+
     def known_positions(self, seat: int) -> list[bool]:
         """Whether ``seat`` knows the card at each position (all of them once the game is over)."""
         if self.phase == OVER:
