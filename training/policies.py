@@ -58,7 +58,8 @@ def ship_checkpoint(source: str | Path, target: str | Path) -> Path:
 
     model = MaskablePPO.load(source, device="cpu")
     policy = model.policy
-    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs)
+    kwargs = {"lr": model.lr_schedule(1), **policy.optimizer_kwargs}
+    policy.optimizer = policy.optimizer_class(policy.parameters(), **kwargs)
     return save_checkpoint(model, target, read_meta(source))
 
 
