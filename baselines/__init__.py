@@ -30,7 +30,10 @@ def shipped_checkpoint(env_name: str) -> str | None:
 
 
 def _shipped_available(name: str) -> bool:
-    return (CHECKPOINT_DIR / f"{SHIPPED[name]}_ppo.zip").is_file()
+    """The file is there and the ``train`` extra that loads it is installed."""
+    from importlib.util import find_spec
+
+    return (CHECKPOINT_DIR / f"{SHIPPED[name]}_ppo.zip").is_file() and find_spec("sb3_contrib") is not None
 
 
 def available(env_name: str | None = None) -> list[str]:

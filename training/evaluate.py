@@ -107,17 +107,22 @@ def rate(matchups: Sequence[Matchup]) -> dict[str, dict[str, float]]:
     for m in matchups:
         for name in (m.policy, m.opponent):
             ratings.setdefault(name, model.rating(name=name))
-    for m in matchups:
-        if m.policy == m.opponent:
-            continue
-        for seat, table in zip(m.seats, m.table, strict=True):
-            for other, other_won in enumerate(table):
-                if other == seat:
-                    continue
-                won = table[seat]
-                ranks = [1.0, 1.0] if won == other_won else ([1.0, 2.0] if won else [2.0, 1.0])
-                new = model.rate([[ratings[m.policy]], [ratings[m.opponent]]], ranks=ranks)
-                ratings[m.policy], ratings[m.opponent] = new[0][0], new[1][0]
+    # Interleave the matchups game by game: sequential rating updates depend on order, and a policy whose games
+    # all came first would be judged against opponents whose ratings had not settled yet.
+    games = [
+        (m, m.seats[g], m.table[g])
+        for g in range(max((len(m.table) for m in matchups), default=0))
+        for m in matchups
+        if g < len(m.table) and m.policy != m.opponent
+    ]
+    for m, seat, table in games:
+        for other, other_won in enumerate(table):
+            if other == seat:
+                continue
+            won = table[seat]
+            ranks = [1.0, 1.0] if won == other_won else ([1.0, 2.0] if won else [2.0, 1.0])
+            new = model.rate([[ratings[m.policy]], [ratings[m.opponent]]], ranks=ranks)
+            ratings[m.policy], ratings[m.opponent] = new[0][0], new[1][0]
     return {
         name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
         for name, r in sorted(ratings.items(), key=lambda kv: -kv[1].ordinal())
