@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import platform
-import shutil
 import sys
 import time
 from dataclasses import asdict
@@ -349,8 +348,3 @@ def plot_learning_curve(run: Path) -> Path:
     fig.savefig(out, dpi=100)
     plt.close(fig)
     return out
-
-
-def copy_model(run: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(run / "model.zip", target)
