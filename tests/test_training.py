@@ -219,6 +219,11 @@ def test_train_resume_and_evaluate_end_to_end(tmp_path: Path, capsys: pytest.Cap
         resolve_policy(str(run / "model.zip"), "six_suspects_v0", 3)
     assert main(["evaluate", "six_suspects_v0", "--policies", str(run / "model.zip"), "--players", "3"]) == 2
     assert "cannot play six_suspects_v0 with 3 players" in capsys.readouterr().err
+    # ... and so is a config whose opponent pool names it for another player count, before any run folder exists.
+    with pytest.raises(ConfigError, match="opponents: checkpoint .* was trained for six_suspects_v0 with 4 players"):
+        load_config(CONFIG, [f"opponents=[{run / 'model.zip'}]", "game.num_players=3"])
+    with pytest.raises(ConfigError, match="checkpoint not found"):
+        load_config(CONFIG, [f"opponents=[{tmp_path / 'missing.zip'}]"])
 
 
 def test_resume_without_a_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

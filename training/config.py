@@ -194,8 +194,12 @@ def validate(cfg: TrainConfig) -> None:
             if name == SELF_PLAY and allow_self:
                 continue
             if name.endswith(".zip"):
-                if not Path(name).is_file():
-                    raise ConfigError(f"{where}: checkpoint file not found: {name}")
+                from parlour.training.policies import CheckpointError, check_compatible, read_meta
+
+                try:
+                    check_compatible(name, read_meta(name), cfg.game.name, cfg.game.num_players)
+                except CheckpointError as exc:
+                    raise ConfigError(f"{where}: {exc}") from None
                 continue
             if name not in bots:
                 extra = f", '{SELF_PLAY}'" if allow_self else ""
