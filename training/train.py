@@ -190,10 +190,7 @@ def prepare_run(cfg: TrainConfig, run: Path, resume: bool, command: str) -> Trai
             raise RunError(f"--resume: {run} holds no run (no config.yaml); start it without --resume")
         # A resumed run keeps the config it was started with; only its budget may be raised.
         used = load_config(saved, [f"train.total_timesteps={cfg.train.total_timesteps}"])
-        used_other = asdict(used) | {"train": None}
-        if used_other != asdict(cfg) | {"train": None} or asdict(used.train) | {"total_timesteps": 0} != asdict(
-            cfg.train
-        ) | {"total_timesteps": 0}:
+        if asdict(used) != asdict(cfg):  # both carry the same budget, so any difference is elsewhere
             print(f"note: resuming {run} with the config it was started with ({saved})", file=sys.stderr)
         cfg = used
     else:

@@ -319,7 +319,6 @@ class SixSuspectsState:
     current: int = 0
     queue: list[int] = field(default_factory=list)
     game_index: int = 0
-    start: int = 0
     turns: int = 0  # turns taken in the whole match
     peek_phase_turns: int = 0  # turns taken in this game's peek phase (they go round-robin)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -479,8 +478,7 @@ class SixSuspectsState:
         self.announcer = NO_ANNOUNCER
         self.queue = []
         self.peek_phase_turns = 0
-        self.start = (opts.start_seat + (self.game_index if opts.rotate_start else 0)) % n
-        self.current = self.start
+        self.current = (opts.start_seat + (self.game_index if opts.rotate_start else 0)) % n
 
     # -------------------------------------------------------------------------------------------- views
     def known_cards(self, seat: int) -> dict[int, int]:
