@@ -14,6 +14,7 @@ from parlour.envs.core import ParlourEnv
 #: env id -> module path of its versioned module (imported lazily so that ``import parlour.envs`` stays cheap).
 ENVIRONMENTS: dict[str, str] = {
     "six_suspects_v0": "parlour.envs.six_suspects_v0",
+    "goes_to_eleven_v0": "parlour.envs.goes_to_eleven_v0",
 }
 
 

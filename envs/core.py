@@ -47,7 +47,7 @@ class RulesState(Protocol):
 
     @property
     def current_player(self) -> int:
-        """The seat to decide next; ``-1`` once the game is over."""
+        """The seat to decide next; ``-1`` if and only if the game is over."""
         ...
 
     @property
@@ -56,7 +56,8 @@ class RulesState(Protocol):
         ...
 
     def legal_mask(self) -> np.ndarray:
-        """``int8`` mask over the flat action space for ``current_player`` (do not mutate)."""
+        """``int8`` mask over the flat action space for ``current_player``: a read-only array, made afresh
+        whenever it changes (or a shared read-only constant), since the driver hands it out without a copy."""
         ...
 
     def apply(self, action: int) -> Sequence[float] | None:
@@ -166,6 +167,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, 1.0, (self.state_layout.size,), np.float32)
         self._zero_mask = np.zeros(self.num_actions, np.int8)
+        self._zero_mask.flags.writeable = False
         #: The acting seat's legal mask, refreshed after every change of state (read-only: never mutate).
         self._mask = self._zero_mask
         self._seeder: np.random.Generator | None = None
@@ -260,8 +262,25 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self._mask = self.game.legal_mask()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        # Masks are read-only arrays made afresh by the rules for every state (or shared constants), so they are
+        # handed out without a copy; the observation is a new array on every call.
         mask = self._mask if agent == self.agent_selection and not self._over else self._zero_mask
-        return {"observation": self._observation(self._seat[agent]), "action_mask": mask.copy()}
+        return {"observation": self._observation(self._seat[agent]), "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        # PettingZoo's ``last`` with ``observe`` inlined (the hot path of every AEC loop).
+        agent = self.agent_selection
+        obs = None
+        if observe:
+            mask = self._zero_mask if self._over else self._mask
+            obs = {"observation": self._observation(self._seat[agent]), "action_mask": mask}
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def state(self) -> np.ndarray:
         return self._encode_state()
@@ -287,27 +306,31 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
             self._rewards_dirty = False
         self._cumulative_rewards[agent] = 0.0
         mask = self._mask
-        try:
-            act = int(action)  # type: ignore[arg-type]
-            legal = act == action and 0 <= act < self.num_actions and mask[act]
-        except (TypeError, ValueError):
-            legal = False
-        if not legal:
-            self._illegal(agent, action, mask)
-            return
+        if type(action) is int and 0 <= action < self.num_actions and mask[action]:
+            act = action  # the common case, checked cheaply
+        else:
+            try:
+                act = int(action)  # type: ignore[arg-type]
+                legal = act == action and 0 <= act < self.num_actions and mask[act]
+            except (TypeError, ValueError):
+                legal = False
+            if not legal:
+                self._illegal(agent, action, mask)
+                return
         deltas = self._apply(act)
         self._history.append((self._seat[agent], act))
         if deltas is not None:
             self._add_rewards(deltas)
         game = self.game
-        if game.is_terminal():
+        player = game.current_player
+        if player < 0:
             self._finish(truncated=False)
         elif self.max_turns is not None and game.turns >= self.max_turns:
             if TRUNCATION_REWARD:
                 self._add_rewards([TRUNCATION_REWARD] * self.num_players)
             self._finish(truncated=True)
         else:
-            self.agent_selection = self.possible_agents[game.current_player]
+            self.agent_selection = self.possible_agents[player]
             self._mask = game.legal_mask()
 
     def _add_rewards(self, deltas: Sequence[float]) -> None:
@@ -375,6 +398,19 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         """An exact, independent copy (same state, same future random draws)."""
         return copy.deepcopy(self)
 
+    def set_state(self, game: S) -> None:
+        """Start a fresh episode from a rules state set up by hand (tests, puzzles, analysis).
+
+        Such an episode has no deal seed, so ``record()`` refuses it, as for ``resample_hidden`` copies.
+        """
+        self._start_game(0)
+        self.game_seed = None
+        self._resampled = True
+        self.game = game
+        self._on_new_state()
+        self.agent_selection = self.possible_agents[game.current_player]
+        self._mask = game.legal_mask()
+
     def resample_hidden(self, agent: str, rng: np.random.Generator) -> ParlourEnv[S]:
         """A copy in which everything hidden from ``agent`` is redrawn consistently with what it observed."""
         new = self.clone()
@@ -388,7 +424,9 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
     def record(self) -> dict[str, Any]:
         """A JSON-serialisable record of the game so far; ``parlour.envs.replay`` reproduces it."""
         if self._resampled:
-            raise ValueError("record(): this env was made by resample_hidden(); its deal has no seed to replay")
+            raise ValueError(
+                "record(): this game was set up by resample_hidden() or set_state(); its deal has no seed to replay"
+            )
         if self.game_seed is None:
             raise ValueError("record(): call reset() first")
         return {

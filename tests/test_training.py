@@ -130,7 +130,10 @@ CONFIG_ERRORS = [
     (["ppo.learning_rate=fast"], r"bad value for 'ppo.learning_rate'"),
     (["opponents=[six_suspects_genius]"], r"opponents: unknown opponent 'six_suspects_genius'; valid: \['random'"),
     (["game.num_players=9"], r"game: six_suspects: num_players=9 is out of range"),
-    (["game.name=chess_v0"], r"game.name='chess_v0' is not a Parlour env; available: \['six_suspects_v0'\]"),
+    (
+        ["game.name=chess_v0"],
+        r"game.name='chess_v0' is not a Parlour env; available: \['goes_to_eleven_v0', 'six_suspects_v0'\]",
+    ),
     (["train.vec_env=threads"], r"train.vec_env='threads' is not valid"),
     (["learner.seat=7"], r"learner.seat='7' is not valid"),
     (["eval.seed_set=v9"], r"eval.seed_set='v9' is not valid: expected one of \['v1'\]"),

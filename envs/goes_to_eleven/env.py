@@ -1,0 +1,492 @@
+"""The This Game Goes to Eleven environment: encoding, decoding and drawing over the pure rules in ``rules.py``.
+
+See :mod:`parlour.envs.goes_to_eleven_v0` for the user-facing documentation.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, ClassVar
+
+import numpy as np
+
+from parlour.envs.core import ParlourEnv, build_options
+from parlour.envs.goes_to_eleven import rules as R
+from parlour.envs.layout import Field, Layout
+
+K = R.NUM_KINDS
+MAXP = R.MAX_PLAYERS
+VALUES = R.TARGET + 1  # pile values 0–11 (11 only while a pile waits for an answer or a receiver)
+
+
+@cache
+def observation_layout(max_piles: int = R.DEFAULT_MAX_PILES) -> Layout:
+    mp = max_piles
+    return Layout(
+        (
+            Field("num_players", (MAXP - 1,), "one-hot: 2–6 players", ("players",)),
+            Field("phase", (4,), "one-hot: play, give (a pile made 11), answer (an Eleven), over", ("phase",)),
+            Field("hand", (K,), "own cards of each kind ÷ 3 (kinds 1–9, Eleven, Quiet!)", ("kind",)),
+            Field("pile_present", (mp,), "public: 1 where a pile lies in the slot", ("slot",)),
+            Field("pile_value", (mp, VALUES), "public: one-hot value of each pile (0–11)", ("slot", "value")),
+            Field("pile_top", (mp, K), "public: one-hot kind of each pile's top card", ("slot", "kind")),
+            Field("pile_size", (mp,), "public: cards in each pile ÷ cards in the deck", ("slot",)),
+            Field(
+                "pending",
+                (mp,),
+                "public: one-hot slot of the pile at 11 waiting for an answer or a receiver",
+                ("slot",),
+            ),
+            Field(
+                "new_pile", (1,), "public: a pile has just left the table (or none is on it): a new pile may be started"
+            ),
+            Field(
+                "collected",
+                (MAXP,),
+                "public: cards each seat has collected ÷ cards in the deck; seats relative to the observer "
+                "(0 = self, 1 = left neighbour, …)",
+                ("relative seat",),
+            ),
+            Field("hand_size", (MAXP,), "public: cards in each seat's hand ÷ 3", ("relative seat",)),
+            Field("draw_size", (1,), "public: cards left in the draw pile ÷ cards in the deck"),
+            Field(
+                "played",
+                (K,),
+                "public: cards of each kind turned face up so far (set-up, plays, answers) ÷ that kind's count in "
+                "the deck",
+                ("kind",),
+            ),
+            Field("to_act", (MAXP,), "public: one-hot relative seat whose decision it is", ("relative seat",)),
+            Field(
+                "eleven_player",
+                (MAXP,),
+                "public: one-hot relative seat that played the Eleven being answered",
+                ("relative seat",),
+            ),
+            Field(
+                "pick_holder",
+                (MAXP,),
+                "public: one-hot relative seat holding the guitar pick (Pick On Me; zero otherwise)",
+                ("relative seat",),
+            ),
+            Field("pick_on_me", (1,), "1 when the Pick On Me variant is played"),
+        )
+    )
+
+
+@cache
+def state_layout(max_piles: int = R.DEFAULT_MAX_PILES) -> Layout:
+    mp = max_piles
+    return Layout(
+        (
+            Field("num_players", (MAXP - 1,), "one-hot: 2–6 players"),
+            Field("phase", (4,), "one-hot phase"),
+            Field("hands", (MAXP, K), "every seat's cards of each kind ÷ 3"),
+            Field("pile_present", (mp,), "1 where a pile lies"),
+            Field("pile_value", (mp, VALUES), "one-hot pile values"),
+            Field("pile_top", (mp, K), "one-hot top kinds"),
+            Field("pile_size", (mp,), "pile sizes ÷ deck size"),
+            Field("pending", (mp,), "one-hot pending slot"),
+            Field("new_pile", (1,), "a new pile may be started"),
+            Field("collected", (MAXP,), "collected cards ÷ deck size"),
+            Field("hand_size", (MAXP,), "hand sizes ÷ 3"),
+            Field("draw_size", (1,), "draw pile size ÷ deck size"),
+            Field("draw_kinds", (K,), "draw pile cards of each kind ÷ that kind's count in the deck"),
+            Field("next_card", (K,), "one-hot kind of the draw pile's top card"),
+            Field("played", (K,), "face-up cards of each kind ÷ count in the deck"),
+            Field("to_act", (MAXP,), "one-hot seat to decide"),
+            Field("eleven_player", (MAXP,), "one-hot seat whose Eleven is being answered"),
+            Field("pick_holder", (MAXP,), "one-hot pick holder"),
+            Field("pick_on_me", (1,), "the variant"),
+        )
+    )
+
+
+@cache
+def source_layout(max_piles: int) -> Layout:
+    """The internal vector observations are gathered from: public fields once (absolute seats), hands per seat."""
+    names = {f.name: f for f in observation_layout(max_piles).fields if f.name not in ("num_players", "hand")}
+    return Layout(
+        (
+            Field("zero", (1,), "constant 0"),
+            Field("one", (1,), "constant 1"),
+            *names.values(),
+            Field("hands", (MAXP, K), "every seat's hand"),
+        )
+    )
+
+
+_PER_SEAT = ("collected", "hand_size", "to_act", "eleven_player", "pick_holder")
+
+
+def _gather_index(max_piles: int, observer: int, n: int) -> np.ndarray:
+    """For each observation entry of ``observer``, the source entry it is read from."""
+    src = source_layout(max_piles)
+    zero, one = src["zero"].start, src["one"].start
+    parts: list[np.ndarray] = []
+    for f in observation_layout(max_piles).fields:
+        if f.name == "num_players":
+            parts.append(np.where(np.arange(MAXP - 1) == n - 2, one, zero))
+        elif f.name == "hand":
+            parts.append(np.arange(K) + src["hands"].start + observer * K)
+        elif f.name in _PER_SEAT:
+            start = src[f.name].start
+            parts.append(np.array([start + (observer + k) % n if k < n else zero for k in range(MAXP)]))
+        else:
+            parts.append(np.arange(src[f.name].start, src[f.name].stop))
+    index = np.concatenate(parts)
+    assert index.shape == (observation_layout(max_piles).size,)
+    return index
+
+
+class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
+    """PettingZoo AEC environment for This Game Goes to Eleven (see ``parlour.envs.goes_to_eleven_v0``)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "goes_to_eleven_v0",
+        "is_parallelizable": False,
+    }
+    env_version = 0
+    min_players = R.MIN_PLAYERS
+    max_players = R.MAX_PLAYERS
+    num_actions = R.Options().num_actions
+    observation_layout = observation_layout()
+    state_layout = state_layout()
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        render_mode: str | None = None,
+        *,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        max_turns: int | None = None,
+        **rule_options: Any,
+    ) -> None:
+        self.rules_options: R.Options = build_options(
+            R.Options, "goes_to_eleven", {"num_players": num_players, **rule_options}
+        )
+        opts = self.rules_options
+        mp = self.max_piles = opts.max_piles
+        # The action space and the pile fields grow with ``max_piles``.
+        self.num_actions = opts.num_actions  # type: ignore[misc]
+        self.observation_layout = observation_layout(mp)  # type: ignore[misc]
+        self.state_layout = state_layout(mp)  # type: ignore[misc]
+        super().__init__(
+            num_players,
+            render_mode,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            max_turns=max_turns,
+            options={k: v for k, v in vars(opts).items() if k != "num_players"} | {"deck": list(opts.deck)},
+        )
+        n = self.num_players
+        deck = opts.deck
+        self._deck_scale = 1.0 / sum(deck)
+        self._kind_scale = [1.0 / c if c else 0.0 for c in deck]
+        self._third = 1.0 / R.HAND_SIZE
+        self._give_base = R.give_base(mp)
+        self._quiet = R.quiet_action(mp)
+        src = self._src_layout = source_layout(mp)
+        self._gather = [_gather_index(mp, o, n) for o in range(n)]
+        self._src = np.zeros(src.size, np.float32)
+        self._v = memoryview(self._src)
+        self._i = {f.name: src[f.name].start for f in src.fields}
+        self._i_hands, self._i_played, self._i_draw_size = self._i["hands"], self._i["played"], self._i["draw_size"]
+        self._i_hand_size, self._i_collected, self._i_to_act = (
+            self._i["hand_size"],
+            self._i["collected"],
+            self._i["to_act"],
+        )
+        self._i_pile_value, self._i_pile_top = self._i["pile_value"], self._i["pile_top"]
+        self._i_pile_present, self._i_pile_size = self._i["pile_present"], self._i["pile_size"]
+        self._i_new_pile = self._i["new_pile"]
+        self._idx = tuple(
+            self._i[name]
+            for name in (
+                "hands",
+                "played",
+                "draw_size",
+                "hand_size",
+                "pile_value",
+                "pile_top",
+                "pile_present",
+                "pile_size",
+            )
+        )
+        # What the source vector shows now (to clear one-hots without a search).
+        self._shown: dict[str, int] = {}
+
+    # A memoryview cannot be pickled or deep-copied: drop it and rebuild it over the copied vector.
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_v"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._v = memoryview(self._src)
+
+    # ------------------------------------------------------------------------------------------ rules
+    def _deal(self, rng: np.random.Generator) -> R.ElevenState:
+        return R.deal(self.rules_options, rng)
+
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.ElevenState:
+        g = self.game.clone()
+        others = [s for s in range(g.n) if s != seat]
+        pool = [k for s in others for k in range(K) for _ in range(g.hands[s][k])] + g.draw
+        pool = [pool[i] for i in rng.permutation(len(pool))]
+        for s in others:
+            hand = [0] * K
+            for _ in range(g.hand_size[s]):
+                hand[pool.pop()] += 1
+            g.hands[s] = hand
+            g.hand_bits[s] = sum(1 << k for k in range(K) if hand[k])
+        g.draw = pool
+        return g
+
+    # ------------------------------------------------------------------------------------------ encoding
+    def _pile_fields(self, lay: Layout, v: np.ndarray, g: R.ElevenState) -> None:
+        for j, top in enumerate(g.pile_top):
+            if top >= 0:
+                lay.view(v, "pile_present")[j] = 1
+                lay.view(v, "pile_value")[j, g.pile_value[j]] = 1
+                lay.view(v, "pile_top")[j, top] = 1
+                lay.view(v, "pile_size")[j] = g.pile_size[j] * self._deck_scale
+        if g.pending >= 0:
+            lay.view(v, "pending")[g.pending] = 1
+        lay.view(v, "new_pile")[0] = float(g.new_pile or not g.occupied)
+        lay.view(v, "played")[:] = np.array(g.played) * self._kind_scale
+        lay.view(v, "pick_on_me")[0] = float(self.rules_options.pick_on_me)
+        lay.view(v, "draw_size")[0] = len(g.draw) * self._deck_scale
+        lay.view(v, "phase")[g.phase] = 1
+
+    def _encode_observation(self, seat: int) -> np.ndarray:
+        g = self.game
+        n = g.n
+        lay = self.observation_layout
+        v = np.zeros(lay.size, np.float32)
+        v[lay["num_players"].start + n - 2] = 1
+        self._pile_fields(lay, v, g)
+        lay.view(v, "hand")[:] = np.array(g.hands[seat]) * self._third
+        order = [(seat + k) % n for k in range(n)]  # relative seat k -> absolute seat
+        lay.view(v, "collected")[:n] = np.array(g.collected)[order] * self._deck_scale
+        lay.view(v, "hand_size")[:n] = np.array(g.hand_size)[order] * self._third
+        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_seat), ("pick_holder", g.pick)):
+            if who >= 0:
+                lay.view(v, name)[(who - seat) % n] = 1
+        return v
+
+    def _encode_state(self) -> np.ndarray:
+        g = self.game
+        n = g.n
+        lay = self.state_layout
+        v = np.zeros(lay.size, np.float32)
+        v[lay["num_players"].start + n - 2] = 1
+        self._pile_fields(lay, v, g)
+        lay.view(v, "hands")[:n] = np.array(g.hands) * self._third
+        lay.view(v, "collected")[:n] = np.array(g.collected) * self._deck_scale
+        lay.view(v, "hand_size")[:n] = np.array(g.hand_size) * self._third
+        draw = np.bincount(np.array(g.draw, dtype=np.int64), minlength=K)
+        lay.view(v, "draw_kinds")[:] = draw * self._kind_scale
+        if g.draw:
+            lay.view(v, "next_card")[g.draw[-1]] = 1
+        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_seat), ("pick_holder", g.pick)):
+            if who >= 0:
+                lay.view(v, name)[who] = 1
+        return v
+
+    def _on_new_state(self) -> None:
+        """Rebuild the source vector from the rules state."""
+        g, lay, v = self.game, self._src_layout, self._src
+        v[:] = 0
+        v[lay["one"].start] = 1
+        self._pile_fields(lay, v, g)
+        lay.view(v, "hands")[: g.n] = np.array(g.hands) * self._third
+        lay.view(v, "collected")[: g.n] = np.array(g.collected) * self._deck_scale
+        lay.view(v, "hand_size")[: g.n] = np.array(g.hand_size) * self._third
+        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_seat), ("pick_holder", g.pick)):
+            if who >= 0:
+                lay.view(v, name)[who] = 1
+        self._shown = {
+            "phase": g.phase,
+            "to_act": g.current_player,
+            "eleven_player": g.eleven_seat,
+            "pick_holder": g.pick,
+            "pending": g.pending,
+            "new_pile": int(g.new_pile or not g.occupied),
+        }
+
+    def _apply(self, action: int) -> list[float] | None:
+        # Incremental encoding: an action changes a handful of source entries (written through a memoryview).
+        g, v = self.game, self._v
+        seat = g.current
+        drawn = -1
+        if g.phase == R.PLAY:
+            target, kind = divmod(action, K)
+            slot = target if target < self.max_piles else g.pile_top.index(-1)
+        else:
+            slot = g.pending
+            kind = R.QUIET if action == self._quiet else -1
+        old_value, old_top = g.pile_value[slot], g.pile_top[slot]
+        if kind >= 0 and g.draw:
+            drawn = g.draw[-1]
+        rewards = g.apply(action)
+        i_hands, i_played, i_draw, i_hand_size, i_value, i_top, i_present, i_size = self._idx
+        if kind >= 0:
+            hand, base, third = g.hands[seat], i_hands + seat * K, self._third
+            v[base + kind] = hand[kind] * third
+            if drawn >= 0:
+                v[base + drawn] = hand[drawn] * third
+                v[i_draw] = len(g.draw) * self._deck_scale
+            else:
+                v[i_hand_size + seat] = g.hand_size[seat] * third
+            v[i_played + kind] = g.played[kind] * self._kind_scale[kind]
+        # The slot that was played on or taken.
+        top = g.pile_top[slot]
+        if old_top >= 0:
+            v[i_value + slot * VALUES + old_value] = 0
+            v[i_top + slot * K + old_top] = 0
+        if top >= 0:
+            v[i_value + slot * VALUES + g.pile_value[slot]] = 1
+            v[i_top + slot * K + top] = 1
+            if old_top < 0:
+                v[i_present + slot] = 1
+        else:
+            v[i_present + slot] = 0
+        v[i_size + slot] = g.pile_size[slot] * self._deck_scale
+        shown = self._shown
+        if kind >= 0 and g.phase == R.PLAY and g.receiver < 0:
+            # The common case: a card went on a pile that stays below 11, and the next seat plays.
+            v[self._i_to_act + seat] = 0
+            v[self._i_to_act + g.current] = 1
+            shown["to_act"] = g.current
+            if shown["new_pile"]:
+                v[self._i_new_pile] = 0
+                shown["new_pile"] = 0
+            return rewards
+        receiver = g.receiver
+        if receiver >= 0:
+            v[self._i_collected + receiver] = g.collected[receiver] * self._deck_scale
+        i = self._i
+        for name, now in (
+            ("phase", g.phase),
+            ("to_act", g.current_player),
+            ("eleven_player", g.eleven_seat),
+            ("pending", g.pending),
+            ("pick_holder", g.pick),
+        ):
+            was = shown[name]
+            if now != was:
+                if was >= 0:
+                    v[i[name] + was] = 0
+                if now >= 0:
+                    v[i[name] + now] = 1
+                shown[name] = now
+        new_pile = int(g.new_pile or not g.occupied)
+        if new_pile != shown["new_pile"]:
+            v[self._i_new_pile] = new_pile
+            shown["new_pile"] = new_pile
+        return rewards
+
+    def _observation(self, seat: int) -> np.ndarray:
+        return self._src[self._gather[seat]]
+
+    # ------------------------------------------------------------------------------------------ views
+    def decode_action(self, action: int) -> str:
+        action = int(action)
+        mp = self.max_piles
+        if 0 <= action < self._give_base:
+            target, kind = divmod(action, K)
+            where = "to start a new pile" if target == mp else f"on pile {target}"
+            return f"play {R.KIND_NAMES[kind]} {where}"
+        if self._give_base <= action < self._give_base + MAXP - 1:
+            k = action - self._give_base + 1
+            return f"give the pile to the player {k} seat{'s' if k > 1 else ''} to the left"
+        if action == self._quiet - 1:
+            return "let the Eleven stand"
+        if action == self._quiet:
+            return "answer the Eleven with Quiet!"
+        raise ValueError(f"action {action} is out of range: expected an integer in [0, {self.num_actions - 1}]")
+
+    def render_text(self, perspective: str | None = None) -> str:
+        g = self.game
+        seat = None if perspective is None else self._seat[perspective]
+        lines = [
+            f"This Game Goes to Eleven — phase: {R.PHASE_NAMES[g.phase]}, turn {g.turns}"
+            + ("" if perspective is None else f" — as seen by {perspective}")
+        ]
+        for j, top in enumerate(g.pile_top):
+            if top >= 0:
+                mark = " (at 11, waiting)" if j == g.pending else ""
+                lines.append(
+                    f"pile {j}: value {g.pile_value[j]}, top {R.KIND_NAMES[top]}, {g.pile_size[j]} cards{mark}"
+                )
+        if g.new_pile or not g.occupied:
+            lines.append("A new pile may be started.")
+        lines.append(f"draw pile: {len(g.draw)} cards")
+        for s in range(g.n):
+            if seat is None or seat == s:
+                hand = " ".join(R.KIND_NAMES[k] for k in range(K) for _ in range(g.hands[s][k])) or "-"
+            else:
+                hand = f"{g.hand_size[s]} cards"
+            marks = (" [pick]" if g.pick == s else "") + (" <- to decide" if g.current_player == s else "")
+            lines.append(f"player_{s}: collected {g.collected[s]}; hand: {hand}{marks}")
+        if g.phase == R.ANSWER:
+            lines.append(f"player_{g.eleven_seat} played an Eleven; player_{g.current} may answer with Quiet!")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------------------------------ audit & end
+    def private_knowledge(self, agent: str) -> tuple[bytes, bytes]:
+        g = self.game
+        seat = self._seat[agent]
+        public = (
+            g.pile_value,
+            g.pile_top,
+            g.pile_size,
+            g.collected,
+            g.played,
+            g.hand_size,
+            len(g.draw),
+            g.phase,
+            g.current,
+            g.turn_seat,
+            g.new_pile,
+            g.pending,
+            g.eleven_seat,
+            g.asking,
+            g.pick,
+        )
+        hidden = ([g.hands[s] for s in range(g.n) if s != seat], g.draw)
+        return repr((g.hands[seat], public)).encode(), repr(hidden).encode()
+
+    def outcome(self) -> dict[str, Any]:
+        return self.game.outcome()
+
+    def invariants(self) -> None:
+        g = self.game
+        deck = self.rules_options.deck
+        held = [sum(h[k] for h in g.hands) for k in range(K)]
+        draw = np.bincount(np.array(g.draw, dtype=np.int64), minlength=K).tolist()
+        assert [h + d + p for h, d, p in zip(held, draw, g.played, strict=True)] == list(deck), "cards conserved"
+        assert sum(g.played) == sum(g.pile_size) + sum(g.collected), "every face-up card is in a pile or collected"
+        for s in range(g.n):
+            assert sum(g.hands[s]) == g.hand_size[s] <= R.HAND_SIZE
+            assert g.hand_bits[s] == sum(1 << k for k in range(K) if g.hands[s][k])
+            assert g.hand_size[s] == R.HAND_SIZE or not g.draw, "hands are drawn back up while the draw pile lasts"
+        assert g.num_piles <= self.max_piles
+        for j, top in enumerate(g.pile_top):
+            if top < 0:
+                assert g.pile_size[j] == 0 and g.pile_code[j] == R.EMPTY
+            elif j == g.pending:
+                assert g.pile_value[j] == R.TARGET and g.phase in (R.GIVE, R.ANSWER)
+            else:
+                assert 0 <= g.pile_value[j] < R.TARGET and g.pile_code[j] == g.pile_value[j] * K + top
+                assert g.pile_size[j] >= 1
+        if g.phase == R.PLAY:
+            assert g.pending < 0 and g.hand_size[g.current] > 0 and g.current == g.turn_seat
+        if g.phase == R.OVER:
+            assert sum(g.hand_size) == 0 and not g.draw
+        for s in range(g.n):
+            assert np.array_equal(self._observation(s), self._encode_observation(s)), "incremental encoding drifted"
