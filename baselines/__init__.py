@@ -9,14 +9,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from parlour.baselines import search
 from parlour.baselines.base import Policy, RandomPolicy
+from parlour.baselines.goes_to_eleven import GoesToElevenExpert, GoesToElevenHeuristic
+from parlour.baselines.goes_to_eleven import rollout_action as goes_to_eleven_rollout
+from parlour.baselines.search import DeterminizedSearch
 from parlour.baselines.six_suspects import SixSuspectsExpert, SixSuspectsHeuristic, SixSuspectsOracle
 
 #: name -> policy class.
 BOTS: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (RandomPolicy, SixSuspectsHeuristic, SixSuspectsExpert, SixSuspectsOracle)
+    cls.name: cls
+    for cls in (
+        RandomPolicy,
+        DeterminizedSearch,
+        SixSuspectsHeuristic,
+        SixSuspectsExpert,
+        SixSuspectsOracle,
+        GoesToElevenHeuristic,
+        GoesToElevenExpert,
+    )
 }
 
+search.ROLLOUT_POLICIES["goes_to_eleven_v0"] = goes_to_eleven_rollout
 
 #: Folder of the shipped trained policies (``<env>_ppo.zip``, made by ``parlour baselines``).
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"

@@ -411,6 +411,10 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self.agent_selection = self.possible_agents[game.current_player]
         self._mask = game.legal_mask()
 
+    def resample_state(self, agent: str, rng: np.random.Generator) -> S:
+        """The rules state of :meth:`resample_hidden` alone (no copy of the env): cheap determinisation for search."""
+        return self._resample_state(self._seat[agent], rng)
+
     def resample_hidden(self, agent: str, rng: np.random.Generator) -> ParlourEnv[S]:
         """A copy in which everything hidden from ``agent`` is redrawn consistently with what it observed."""
         new = self.clone()

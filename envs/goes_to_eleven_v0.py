@@ -24,7 +24,7 @@ Agents ``player_0 … player_{n-1}`` (2–6), clockwise; ``player_0`` starts (``
 
 Observation
 -----------
-``observe(agent)`` returns ``{"observation": Box(0, 1, (376,), float32), "action_mask": Box(0, 1, (150,), int8)}``
+``observe(agent)`` returns ``{"observation": Box(0, 1, (387,), float32), "action_mask": Box(0, 1, (150,), int8)}``
 (with the default ``max_piles=12``; the pile fields and the play actions grow with ``max_piles``). The
 observation is a perfect-recall information state, the same size for every player count; seats are relative to
 the observer. ``env.unwrapped.observation_dict(agent)`` decodes it into these named fields:
@@ -48,7 +48,8 @@ the observer. ``env.unwrapped.observation_dict(agent)`` decodes it into these na
 | 363–368 | `eleven_player` | 6 (relative seat) | public: one-hot relative seat that played the Eleven being answered |
 | 369–374 | `pick_holder` | 6 (relative seat) | public: one-hot relative seat holding the guitar pick (Pick On Me; zero otherwise) |
 | 375–375 | `pick_on_me` | 1 | 1 when the Pick On Me variant is played |
-| | total | 376 | |
+| 376–386 | `deck` | 11 (kind) | cards of each kind in the deck ÷ 99 (constant; lets a reader recover the counts) |
+| | total | 387 | |
 
 What a seat knows of the hidden cards is its own hand and every card turned face up (``played``): the unseen
 cards -- the other hands and the draw pile -- are exactly the deck minus those, in unknown places. Which seat

@@ -276,7 +276,7 @@ def test_empty_hands_are_skipped_and_the_game_ends_with_ties_sharing_the_win() -
     rewards = {a: env._cumulative_rewards[a] for a in env.possible_agents}
     assert rewards == {"player_0": 1.0, "player_1": -1.0, "player_2": 1.0}, "a tie for fewest cards shares the win"
     outcome = env.infos["player_0"]["outcome"]
-    assert outcome["winners"] == ["player_0", "player_2"] and outcome["collected"] == [2, 4, 2]
+    assert outcome["winners"] == [0, 2] and outcome["collected"] == [2, 4, 2]
     assert outcome["piles_left"][0]["size"] == 3, "piles left on the table are not counted"
 
 

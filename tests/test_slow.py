@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from parlour.baselines.match import run_match
-from parlour.envs import checks, six_suspects_v0
+from parlour.envs import checks, goes_to_eleven_v0, six_suspects_v0
 
 pytestmark = pytest.mark.slow
 
@@ -37,3 +37,21 @@ def test_long_ladder() -> None:
     order = ["random", "six_suspects_heuristic", "six_suspects_expert", "six_suspects_oracle"]
     for lower, higher in zip(order, order[1:], strict=False):
         assert rows[higher]["win_ci"][0] > rows[lower]["win_ci"][1], (lower, higher)
+
+
+@pytest.mark.parametrize("variant", [{}, {"pick_on_me": True}])
+@pytest.mark.parametrize("n", range(2, 7))
+def test_goes_to_eleven_long_audit_and_fuzz(n: int, variant: dict[str, bool]) -> None:
+    def factory() -> goes_to_eleven_v0.raw_env:
+        return goes_to_eleven_v0.env(num_players=n, **variant)
+
+    checks.hidden_information_audit(factory, games=4, every=2, seed=300 + n)
+    assert checks.fuzz(factory, games=200, seed=400 + n).games == 200
+
+
+def test_goes_to_eleven_ladder_with_search() -> None:
+    order = ["random", "goes_to_eleven_heuristic", "goes_to_eleven_expert", "search"]
+    rows = {r["bot"]: r for r in run_match("goes_to_eleven_v0", order, num_players=4, games=240, seed=8)}
+    for better in ("goes_to_eleven_expert", "search"):
+        assert rows[better]["win_ci"][0] > rows["goes_to_eleven_heuristic"]["win_ci"][1], (better, rows)
+    assert rows["goes_to_eleven_heuristic"]["win_ci"][0] > rows["random"]["win_ci"][1], rows

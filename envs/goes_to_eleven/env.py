@@ -70,6 +70,12 @@ def observation_layout(max_piles: int = R.DEFAULT_MAX_PILES) -> Layout:
                 ("relative seat",),
             ),
             Field("pick_on_me", (1,), "1 when the Pick On Me variant is played"),
+            Field(
+                "deck",
+                (K,),
+                f"cards of each kind in the deck ÷ {R.MAX_KIND_COUNT} (constant; lets a reader recover the counts)",
+                ("kind",),
+            ),
         )
     )
 
@@ -98,6 +104,7 @@ def state_layout(max_piles: int = R.DEFAULT_MAX_PILES) -> Layout:
             Field("eleven_player", (MAXP,), "one-hot seat whose Eleven is being answered"),
             Field("pick_holder", (MAXP,), "one-hot pick holder"),
             Field("pick_on_me", (1,), "the variant"),
+            Field("deck", (K,), f"the deck's cards of each kind ÷ {R.MAX_KIND_COUNT}"),
         )
     )
 
@@ -259,6 +266,7 @@ class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
         lay.view(v, "new_pile")[0] = float(g.new_pile or not g.occupied)
         lay.view(v, "played")[:] = np.array(g.played) * self._kind_scale
         lay.view(v, "pick_on_me")[0] = float(self.rules_options.pick_on_me)
+        lay.view(v, "deck")[:] = np.array(self.rules_options.deck) / R.MAX_KIND_COUNT
         lay.view(v, "draw_size")[0] = len(g.draw) * self._deck_scale
         lay.view(v, "phase")[g.phase] = 1
 

@@ -34,6 +34,8 @@ TARGET = 11
 #: the transcription), 6 Eleven and 6 Quiet! (rulebook).
 DEFAULT_DECK = (7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6)
 HAND_SIZE = 3
+#: The most cards of one kind a ``deck`` keyword may hold.
+MAX_KIND_COUNT = 99
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 #: The most piles on the table at once (ruling, **choice**, keyword ``max_piles``; random play can reach 19).
 #: At the limit no pile may be started, not even by a split; a player then left with no legal play may put a
@@ -127,12 +129,12 @@ class Options:
         if (
             deck is None
             or len(deck) != NUM_KINDS
-            or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 99 for c in deck)
+            or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= MAX_KIND_COUNT for c in deck)
             or sum(deck[:NUM_NUMBERS]) == 0
             or sum(deck) < need
         ):
             raise ValueError(
-                f"goes_to_eleven: deck={self.deck!r} is not valid: expected {NUM_KINDS} counts in [0, 99] for "
+                f"goes_to_eleven: deck={self.deck!r} is not valid: expected {NUM_KINDS} counts in [0, {MAX_KIND_COUNT}] for "
                 f"the kinds {list(KIND_NAMES)}, with at least one number card and at least {need} cards in all "
                 f"({HAND_SIZE} per player and one to start the pile)"
             )
@@ -424,7 +426,8 @@ class ElevenState:
     def outcome(self) -> dict[str, Any]:
         return {
             "collected": list(self.collected),
-            "winners": [f"player_{s}" for s in self.winners()] if self.phase == OVER else [],
+            "scores": list(self.collected),
+            "winners": self.winners() if self.phase == OVER else [],
             "hands": [[KIND_NAMES[k] for k in range(NUM_KINDS) for _ in range(h[k])] for h in self.hands],
             "draw_pile": [KIND_NAMES[k] for k in reversed(self.draw)],
             "piles_left": [

@@ -1,0 +1,277 @@
+"""Scripted opponents for This Game Goes to Eleven. Each reads only its observation (decoded through the layout).
+
+- ``goes_to_eleven_heuristic``: makes 11 when it can; otherwise plays where the pile it leaves is least tempting
+  (a pile worth 2–10 can be finished by one number card, and the bigger it is the more it costs whoever
+  receives it); keeps its Quiet! cards to answer Elevens and answers every Eleven it can; gives piles to the
+  player with the fewest collected cards (the one closest to winning); goes over on the smallest pile.
+- ``goes_to_eleven_expert``: counts cards. From the deck, its own hand and every card turned face up it knows
+  how many of each kind are unseen, and so the chance (hypergeometric) that the next player holds a card that
+  finishes each pile -- the number ``11 − value`` unless that is the pile's top card, or an Eleven -- and that
+  somebody holds a Quiet! to answer an Eleven. It weighs each play by the cards it gives away or takes now,
+  minus the expected cards it receives from the piles it leaves (the next player gives a finished pile to the
+  player closest to winning, or to the pick's holder in Pick On Me), minus what spending an Eleven or a Quiet!
+  is worth; it answers an Eleven when it would otherwise be the likely receiver or the pile is big.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from math import comb
+
+import numpy as np
+
+from parlour.baselines.base import Policy, choose_best
+from parlour.envs.goes_to_eleven import rules as R
+from parlour.envs.goes_to_eleven.env import observation_layout
+
+GAMES = ("goes_to_eleven_v0",)
+K = R.NUM_KINDS
+
+
+@cache
+def _piles_for_size(size: int) -> int:
+    for mp in range(1, R.MAX_PILES_LIMIT + 1):
+        if observation_layout(mp).size == size:
+            return mp
+    raise ValueError(f"an observation of {size} entries is not a goes_to_eleven_v0 observation")
+
+
+@dataclass
+class View:
+    """A seat's observation decoded into counts (seats relative to the observer: 0 = self, 1 = left, …)."""
+
+    n: int
+    max_piles: int
+    phase: int
+    hand: list[int]
+    piles: dict[int, tuple[int, int, int]]  # slot -> (value, top kind, size), the piles at rest
+    pending: int
+    pending_size: int
+    new_pile: bool
+    collected: list[int]
+    hand_size: list[int]
+    draw: int
+    played: list[int]
+    deck: list[int]
+    eleven_player: int
+    pick: int
+    pick_on_me: bool
+
+    @property
+    def unseen(self) -> list[int]:
+        return [d - p - h for d, p, h in zip(self.deck, self.played, self.hand, strict=True)]
+
+    def next_seat(self, after: int = 0) -> int:
+        """The next relative seat after ``after`` that holds cards (``after`` itself if nobody else does)."""
+        for k in range(1, self.n + 1):
+            s = (after + k) % self.n
+            if self.hand_size[s]:
+                return s
+        return after
+
+
+def decode(observation: np.ndarray) -> View:
+    mp = _piles_for_size(len(observation))
+    d = observation_layout(mp).decode(observation)
+    n = int(d["num_players"].argmax()) + 2
+    deck = [int(round(x * R.MAX_KIND_COUNT)) for x in d["deck"]]
+    total = sum(deck)
+    present = np.flatnonzero(d["pile_present"])
+    piles = {
+        int(j): (
+            int(d["pile_value"][j].argmax()),
+            int(d["pile_top"][j].argmax()),
+            int(round(d["pile_size"][j] * total)),
+        )
+        for j in present
+    }
+    pending = int(d["pending"].argmax()) if d["pending"].any() else -1
+    pending_size = piles.pop(pending)[2] if pending >= 0 else 0
+
+    def seat(name: str) -> int:
+        return int(d[name].argmax()) if d[name].any() else -1
+
+    return View(
+        n=n,
+        max_piles=mp,
+        phase=int(d["phase"].argmax()),
+        hand=[int(round(x * R.HAND_SIZE)) for x in d["hand"]],
+        piles=piles,
+        pending=pending,
+        pending_size=pending_size,
+        new_pile=bool(d["new_pile"][0]),
+        collected=[int(round(x * total)) for x in d["collected"][:n]],
+        hand_size=[int(round(x * R.HAND_SIZE)) for x in d["hand_size"][:n]],
+        draw=int(round(d["draw_size"][0] * total)),
+        played=[int(round(p * c)) for p, c in zip(d["played"], deck, strict=True)],
+        deck=deck,
+        eleven_player=seat("eleven_player"),
+        pick=seat("pick_holder"),
+        pick_on_me=bool(d["pick_on_me"][0]),
+    )
+
+
+def result_of(view: View, target: int, kind: int) -> tuple[int, int, int]:
+    """``(value, top, size)`` of the pile after playing ``kind`` on slot ``target`` (``max_piles``: a new pile)."""
+    value, _, size = view.piles.get(target, (0, -1, 0))
+    if kind == R.ELEVEN:
+        value = R.TARGET
+    elif kind == R.QUIET:
+        value = 0
+    else:
+        value += kind + 1
+    return value, kind, size + 1
+
+
+def likely_receivers(view: View, maker: int) -> list[int]:
+    """Who gets a pile finished by relative seat ``maker``: the pick's holder, or the closest to winning."""
+    if view.pick_on_me:
+        return [view.pick] if view.pick >= 0 else []
+    others = [s for s in range(view.n) if s != maker]
+    best = min(view.collected[s] for s in others)
+    return [s for s in others if view.collected[s] == best]
+
+
+def closest_to_winning(view: View, rng: np.random.Generator) -> int:
+    """The other seat with the fewest collected cards (ties at random): the one to give a pile to."""
+    others = list(range(1, view.n))
+    best = min(view.collected[s] for s in others)
+    ties = [s for s in others if view.collected[s] == best]
+    return ties[int(rng.integers(len(ties)))]
+
+
+def _scores_over_legal(mask: np.ndarray, score: dict[int, float]) -> np.ndarray:
+    scores = np.full(len(mask), -np.inf)
+    for a, s in score.items():
+        scores[a] = s
+    return scores
+
+
+class GoesToElevenHeuristic(Policy):
+    name = "goes_to_eleven_heuristic"
+    games = GAMES
+
+    #: How much spending a Quiet! on a normal turn costs (it is kept to answer Elevens).
+    quiet_cost = 3.0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        view = decode(observation)
+        legal = np.flatnonzero(action_mask)
+        gb = R.give_base(view.max_piles)
+        if view.phase == R.GIVE:
+            return gb + closest_to_winning(view, rng) - 1
+        if view.phase == R.ANSWER:
+            return R.quiet_action(view.max_piles) if action_mask[R.quiet_action(view.max_piles)] else int(legal[0])
+        score: dict[int, float] = {}
+        for a in legal:
+            target, kind = divmod(int(a), K)
+            value, _, size = result_of(view, target, kind)
+            if value == R.TARGET:
+                mine = view.pick_on_me and view.pick == 0
+                score[int(a)] = -size if mine else size
+            elif value > R.TARGET:
+                score[int(a)] = -2.0 * size
+            else:
+                easy = 2 <= value <= 10  # one number card finishes it
+                score[int(a)] = -0.5 * size * easy - (self.quiet_cost if kind == R.QUIET else 0.0)
+        return choose_best(_scores_over_legal(action_mask, score), action_mask, rng)
+
+
+def p_holds(unseen: list[int], hand: int, kinds: set[int]) -> float:
+    """Chance that ``hand`` cards drawn from the unseen cards include one of ``kinds`` (hypergeometric)."""
+    total = sum(unseen)
+    if hand <= 0 or total <= 0 or not kinds:
+        return 0.0
+    hand = min(hand, total)
+    without = total - sum(unseen[k] for k in kinds)
+    return 1.0 - comb(without, hand) / comb(total, hand)
+
+
+def finishers(value: int, top: int) -> set[int]:
+    """The kinds that take a pile at rest to exactly 11 in one play."""
+    need = R.TARGET - value
+    kinds = {R.ELEVEN}
+    if 1 <= need <= R.NUM_NUMBERS and need - 1 != top:
+        kinds.add(need - 1)
+    return kinds
+
+
+class GoesToElevenExpert(Policy):
+    name = "goes_to_eleven_expert"
+    games = GAMES
+
+    #: What holding an Eleven or a Quiet! is worth in cards (spending one on a small pile wastes it).
+    eleven_value = 2.0
+    quiet_value = 2.0
+    #: Answer an Eleven when not the likely receiver if the pile has at least this many cards.
+    answer_size = 3
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        view = decode(observation)
+        legal = np.flatnonzero(action_mask)
+        mp = view.max_piles
+        if view.phase == R.GIVE:
+            return R.give_base(mp) + closest_to_winning(view, rng) - 1
+        if view.phase == R.ANSWER:
+            quiet = R.quiet_action(mp)
+            if not action_mask[quiet]:
+                return int(legal[0])
+            receivers = likely_receivers(view, view.eleven_player)
+            if 0 in receivers or view.pending_size + 1 >= self.answer_size:
+                return quiet
+            return R.pass_action(mp)
+        unseen = view.unseen
+        nxt = view.next_seat(0)
+        h_next = view.hand_size[nxt] if nxt != 0 else 0
+        # Cards the next player would give to this seat from a finished pile: its share of the receivers.
+        receivers = likely_receivers(view, nxt)
+        my_share = (1.0 / len(receivers)) if 0 in receivers else 0.0
+        others_cards = sum(view.hand_size[1:])
+        p_answer = p_holds(unseen, others_cards, {R.QUIET})
+        i_hold_pick = view.pick_on_me and view.pick == 0
+        risk = {j: p_holds(unseen, h_next, finishers(v, t)) * s * my_share for j, (v, t, s) in view.piles.items()}
+        base_risk = sum(risk.values())
+        score: dict[int, float] = {}
+        for a in legal:
+            target, kind = divmod(int(a), K)
+            value, top, size = result_of(view, target, kind)
+            after = base_risk - risk.get(target, 0.0)
+            if value == R.TARGET:
+                gain = -size if i_hold_pick else float(size)
+                if kind == R.ELEVEN:
+                    gain = (1 - p_answer) * gain - p_answer * (size + 1)
+                s = gain
+            elif value > R.TARGET:
+                s = -float(size)
+            else:
+                s = -p_holds(unseen, h_next, finishers(value, top)) * size * my_share
+            s -= after
+            if kind == R.ELEVEN:
+                s -= self.eleven_value
+            elif kind == R.QUIET:
+                s -= self.quiet_value
+            score[int(a)] = s
+        return choose_best(_scores_over_legal(action_mask, score), action_mask, rng)
+
+
+def rollout_action(state: R.ElevenState, u: float) -> int:
+    """A fast playout policy on the rules state (for the search bot): make 11 when possible, give piles to the
+    player with the fewest cards, answer every Eleven it can, never spend a special card idly; else at random."""
+    mp = state.opts.max_piles
+    if state.phase == R.GIVE:
+        me, n = state.current, state.n
+        others = [(state.collected[s], (s - me) % n) for s in range(n) if s != me]
+        return R.give_base(mp) + min(others)[1] - 1
+    if state.phase == R.ANSWER:
+        return R.quiet_action(mp) if state.hands[state.current][R.QUIET] else R.pass_action(mp)
+    legal = state.legal_mask().nonzero()[0]
+    plain: list[int] = []
+    for a in legal:
+        target, kind = divmod(int(a), K)
+        if kind < R.NUM_NUMBERS:
+            if target < mp and state.pile_value[target] + kind + 1 == R.TARGET:
+                return int(a)
+            plain.append(int(a))
+    choices = plain or [int(a) for a in legal]
+    return choices[int(u * len(choices))]
