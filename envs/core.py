@@ -267,7 +267,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         mask = self._mask if agent == self.agent_selection and not self._over else self._zero_mask
         return {"observation": self._observation(self._seat[agent]), "action_mask": mask}
 
-    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # PettingZoo's ``last`` with ``observe`` inlined (the hot path of every AEC loop).
         agent = self.agent_selection
         obs = None

@@ -3,6 +3,10 @@
 Every loop is the same: read the acting agent's mask (``env.last()`` for AEC envs), pick a legal action uniformly
 with a pre-drawn random number, step. PettingZoo's ``leduc_holdem_v4`` (when its ``classic`` extra is installed)
 runs through the very same AEC loop in the same process, and each Parlour figure is given as a ratio to it.
+
+The ``null game`` row is the floor of the AEC loop itself: a :class:`ParlourEnv` whose rules do nothing (four
+seats, 100-step games, a constant mask) with a 400-entry gathered observation, so that each game's own cost -- its
+rules, masks and encoding -- is the distance from it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from parlour.envs import ENVIRONMENTS, make
+from parlour.envs.core import ParlourEnv
+from parlour.envs.layout import Field, Layout
 
 _UNIFORM = np.random.default_rng(12345).random(1 << 16)
 
@@ -54,6 +60,76 @@ def rules_steps_per_second(env: Any, seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
+class _NullGame:
+    """Rules that do nothing: the seats take turns for 100 steps; five actions are always legal."""
+
+    MASK = np.zeros(150, np.int8)
+    MASK[:5] = 1
+    MASK.flags.writeable = False
+    LENGTH = 100
+
+    def __init__(self, n: int) -> None:
+        self.n, self.turns, self.current_player = n, 0, 0
+
+    def legal_mask(self) -> np.ndarray:
+        return self.MASK
+
+    def apply(self, action: int) -> None:
+        self.turns += 1
+        self.current_player = -1 if self.turns >= self.LENGTH else (self.current_player + 1) % self.n
+
+    def is_terminal(self) -> bool:
+        return self.current_player < 0
+
+    def clone(self) -> _NullGame:
+        new = _NullGame(self.n)
+        new.turns, new.current_player = self.turns, self.current_player
+        return new
+
+
+_NULL_LAYOUT = Layout((Field("x", (400,), "zeros"),))
+
+
+class NullEnv(ParlourEnv[Any]):
+    """The AEC loop's floor: the generic driver over rules that do nothing (a gathered 400-entry observation)."""
+
+    metadata = {"render_modes": ["ansi"], "name": "null game", "is_parallelizable": False}
+    min_players, max_players, num_actions = 2, 8, 150
+    observation_layout = state_layout = _NULL_LAYOUT
+
+    def __init__(self, num_players: int = 4) -> None:
+        super().__init__(num_players)
+        self._src = np.zeros(_NULL_LAYOUT.size, np.float32)
+        self._gather = np.arange(_NULL_LAYOUT.size)[::-1].copy()
+
+    def _deal(self, rng: np.random.Generator) -> Any:
+        return _NullGame(self.num_players)
+
+    def _observation(self, seat: int) -> np.ndarray:
+        return self._src[self._gather]
+
+    def _encode_observation(self, seat: int) -> np.ndarray:
+        return self._observation(seat)
+
+    def _encode_state(self) -> np.ndarray:
+        return self._src.copy()
+
+    def decode_action(self, action: int) -> str:
+        return str(action)
+
+    def render_text(self, perspective: str | None = None) -> str:
+        return ""
+
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> Any:
+        return self.game.clone()
+
+    def private_knowledge(self, agent: str) -> tuple[bytes, bytes]:
+        return b"", b""
+
+    def outcome(self) -> dict[str, Any]:
+        return {}
+
+
 def run_bench(games: list[str] | None, num_players: int | None, seconds: float) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     leduc: float | None = None
@@ -64,6 +140,15 @@ def run_bench(games: list[str] | None, num_players: int | None, seconds: float) 
         rows.append({"env": "leduc_holdem_v4 (PettingZoo)", "players": 2, "api": "env()", "steps_per_s": leduc})
     except ImportError:
         pass
+    floor = NullEnv()
+    rows.append(
+        {
+            "env": "null game (the AEC loop's floor)",
+            "players": 4,
+            "api": "env()",
+            "steps_per_s": aec_steps_per_second(floor, seconds),
+        }
+    )
     for name in games or list(ENVIRONMENTS):
         kwargs = {} if num_players is None else {"num_players": num_players}
         env = make(name, **kwargs)

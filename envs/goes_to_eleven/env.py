@@ -198,7 +198,7 @@ class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
         src = self._src_layout = source_layout(mp)
         self._gather = [_gather_index(mp, o, n) for o in range(n)]
         self._src = np.zeros(src.size, np.float32)
-        self._v = memoryview(self._src)
+        self._v: Any = self._src.data  # a memoryview: item writes cost half of numpy's
         self._i = {f.name: src[f.name].start for f in src.fields}
         self._i_hands, self._i_played, self._i_draw_size = self._i["hands"], self._i["played"], self._i["draw_size"]
         self._i_hand_size, self._i_collected, self._i_to_act = (
@@ -223,7 +223,8 @@ class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
             )
         )
         # What the source vector shows now (to clear one-hots without a search).
-        self._shown: dict[str, int] = {}
+        self._shown: list[int] = []
+        self._shown_base = tuple(self._i[k] for k in ("phase", "to_act", "eleven_player", "pending", "pick_holder"))
 
     # A memoryview cannot be pickled or deep-copied: drop it and rebuild it over the copied vector.
     def __getstate__(self) -> dict[str, Any]:
@@ -233,7 +234,7 @@ class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._v = memoryview(self._src)
+        self._v = self._src.data
 
     # ------------------------------------------------------------------------------------------ rules
     def _deal(self, rng: np.random.Generator) -> R.ElevenState:
@@ -317,14 +318,16 @@ class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
         for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_seat), ("pick_holder", g.pick)):
             if who >= 0:
                 lay.view(v, name)[who] = 1
-        self._shown = {
-            "phase": g.phase,
-            "to_act": g.current_player,
-            "eleven_player": g.eleven_seat,
-            "pick_holder": g.pick,
-            "pending": g.pending,
-            "new_pile": int(g.new_pile or not g.occupied),
-        }
+        # What the source vector shows now, to clear one-hots without a search:
+        # [phase, to_act, eleven_player, pending, pick_holder, new_pile].
+        self._shown = [
+            g.phase,
+            g.current_player,
+            g.eleven_seat,
+            g.pending,
+            g.pick,
+            int(g.new_pile or not g.occupied),
+        ]
 
     def _apply(self, action: int) -> list[float] | None:
         # Incremental encoding: an action changes a handful of source entries (written through a memoryview).
@@ -367,35 +370,53 @@ class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
         shown = self._shown
         if kind >= 0 and g.phase == R.PLAY and g.receiver < 0:
             # The common case: a card went on a pile that stays below 11, and the next seat plays.
-            v[self._i_to_act + seat] = 0
-            v[self._i_to_act + g.current] = 1
-            shown["to_act"] = g.current
-            if shown["new_pile"]:
+            i_act = self._i_to_act
+            v[i_act + seat] = 0
+            v[i_act + g.current] = 1
+            shown[1] = g.current
+            if shown[5]:
                 v[self._i_new_pile] = 0
-                shown["new_pile"] = 0
+                shown[5] = 0
             return rewards
         receiver = g.receiver
         if receiver >= 0:
             v[self._i_collected + receiver] = g.collected[receiver] * self._deck_scale
-        i = self._i
-        for name, now in (
-            ("phase", g.phase),
-            ("to_act", g.current_player),
-            ("eleven_player", g.eleven_seat),
-            ("pending", g.pending),
-            ("pick_holder", g.pick),
-        ):
-            was = shown[name]
-            if now != was:
-                if was >= 0:
-                    v[i[name] + was] = 0
-                if now >= 0:
-                    v[i[name] + now] = 1
-                shown[name] = now
-        new_pile = int(g.new_pile or not g.occupied)
-        if new_pile != shown["new_pile"]:
-            v[self._i_new_pile] = new_pile
-            shown["new_pile"] = new_pile
+        b_phase, b_act, b_eleven, b_pending, b_pick = self._shown_base
+        now, was = g.phase, shown[0]
+        if now != was:
+            v[b_phase + was] = 0
+            v[b_phase + now] = 1
+            shown[0] = now
+        now, was = g.current_player, shown[1]
+        if now != was:
+            if was >= 0:
+                v[b_act + was] = 0
+            if now >= 0:
+                v[b_act + now] = 1
+            shown[1] = now
+        now, was = g.eleven_seat, shown[2]
+        if now != was:
+            if was >= 0:
+                v[b_eleven + was] = 0
+            if now >= 0:
+                v[b_eleven + now] = 1
+            shown[2] = now
+        now, was = g.pending, shown[3]
+        if now != was:
+            if was >= 0:
+                v[b_pending + was] = 0
+            if now >= 0:
+                v[b_pending + now] = 1
+            shown[3] = now
+        now, was = g.pick, shown[4]
+        if now != was:
+            v[b_pick + was] = 0  # the pick only ever moves from one seat to the next
+            v[b_pick + now] = 1
+            shown[4] = now
+        now = int(g.new_pile or not g.occupied)
+        if now != shown[5]:
+            v[self._i_new_pile] = now
+            shown[5] = now
         return rewards
 
     def _observation(self, seat: int) -> np.ndarray:
