@@ -21,12 +21,12 @@ BOTS: dict[str, type[Policy]] = {
     cls.name: cls
     for cls in (
         RandomPolicy,
-        DeterminizedSearch,
         SixSuspectsHeuristic,
         SixSuspectsExpert,
         SixSuspectsOracle,
         GoesToElevenHeuristic,
         GoesToElevenExpert,
+        DeterminizedSearch,
     )
 }
 

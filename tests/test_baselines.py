@@ -25,7 +25,8 @@ SIX_BOTS = ["random", "six_suspects_heuristic", "six_suspects_expert", "six_susp
 def test_registry() -> None:
     assert set(SIX_BOTS) <= set(BOTS)
     assert available("six_suspects_v0")[: len(SIX_BOTS)] == SIX_BOTS
-    assert set(available("six_suspects_v0")) <= {*SIX_BOTS, "six_suspects_ppo"}  # the shipped trained policy
+    # the generic search bot and the shipped trained policy
+    assert set(available("six_suspects_v0")) <= {*SIX_BOTS, "search", "six_suspects_ppo"}
     with pytest.raises(ValueError, match=r"unknown bot 'clever'; available: \['random'"):
         make("clever")
     assert make("six_suspects_expert").name == "six_suspects_expert"
