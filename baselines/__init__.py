@@ -35,7 +35,7 @@ search.ROLLOUT_POLICIES["goes_to_eleven_v0"] = goes_to_eleven_rollout
 #: Folder of the shipped trained policies (``<env>_ppo.zip``, made by ``parlour baselines``).
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 #: Shipped trained policy name -> env id. Loading one needs the ``train`` extra (PyTorch, sb3-contrib).
-SHIPPED: dict[str, str] = {"six_suspects_ppo": "six_suspects_v0"}
+SHIPPED: dict[str, str] = {"six_suspects_ppo": "six_suspects_v0", "goes_to_eleven_ppo": "goes_to_eleven_v0"}
 
 
 def shipped_checkpoint(env_name: str) -> str | None:
