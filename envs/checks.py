@@ -6,6 +6,7 @@
 - :func:`fuzz`: many seeded random games, checking the game's invariants and the API's promises at every step,
   and that every game ends within a bound.
 - :func:`replay_check`: record → JSON → replay gives identical observations, rewards and outcome.
+- :func:`copy_check`: a pickled copy and a ``clone()`` taken mid-game go on exactly like the original.
 
 Each raises ``AssertionError`` with a message saying what broke, and returns a small report of what it covered.
 """
@@ -227,3 +228,31 @@ def replay_check(env_fn: EnvFactory, *, seed: int = 0) -> dict[str, Any]:
 
     assert _trace(again, recorded_actions()) == original, "replay: observations or rewards differ"
     return record
+
+
+def copy_check(env_fn: EnvFactory, *, seed: int = 0, steps: int = 20) -> int:
+    """Play ``steps`` random steps, then a pickled copy and a ``clone()`` must go on exactly like the original
+    (same agents, observations, masks, rewards and ends) under the same actions. Returns the steps compared."""
+    import pickle
+
+    env = env_fn()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    for _ in range(steps):
+        if env._over:
+            break
+        env.step(_random_action(env, rng))
+    copies = [pickle.loads(pickle.dumps(env)), env.clone()]
+    compared = 0
+    for agent in env.agent_iter():
+        a = env.last()
+        action = _random_action(env, rng)
+        for copy in copies:
+            b = copy.last()
+            assert agent == copy.agent_selection, f"{env}: a copy has {copy.agent_selection} to act, not {agent}"
+            assert np.array_equal(a[0]["observation"], b[0]["observation"]), f"{env}: a copy observes differently"
+            assert np.array_equal(a[0]["action_mask"], b[0]["action_mask"]) and a[1:4] == b[1:4]
+            copy.step(action)
+        env.step(action)
+        compared += 1
+    return compared

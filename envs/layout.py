@@ -80,3 +80,64 @@ class Layout:
             rows.append(f"| {s.start}–{s.stop - 1} | `{f.name}` | {shape} | {f.description} |")
         rows.append(f"| | total | {self.size} | |")
         return "\n".join(rows)
+
+
+# ----------------------------------------------------------------------------------------------- gathering
+# Environments keep one internal *source* vector -- public fields once, in absolute seats, and private fields once
+# per seat -- updated incrementally as the game moves, and hand out each seat's observation as one gather from it.
+# A source layout must start with the constant fields ``zero`` and ``one``.
+
+
+def relative_rows(src: Layout, name: str, rows: int, observer: int, n: int) -> np.ndarray:
+    """Source entries of a per-seat field, row ``k`` being the seat ``k`` places left of ``observer`` (rows past
+    the player count read the constant zero)."""
+    field_ = src.field(name)
+    width = field_.size // field_.shape[0]
+    start, zero = src[name].start, src["zero"].start
+    return np.concatenate(
+        [
+            np.arange(width) + start + ((observer + k) % n) * width if k < n else np.full(width, zero)
+            for k in range(rows)
+        ]
+    )
+
+
+def one_hot_entries(src: Layout, size: int, hot: int) -> np.ndarray:
+    """Source entries of a constant one-hot block: ``one`` at ``hot``, ``zero`` elsewhere."""
+    return np.where(np.arange(size) == hot, src["one"].start, src["zero"].start)
+
+
+def gather_index(
+    obs: Layout,
+    src: Layout,
+    observer: int,
+    n: int,
+    *,
+    relative: tuple[str, ...] = (),
+    private: dict[str, str] | None = None,
+    special: dict[str, np.ndarray] | None = None,
+) -> np.ndarray:
+    """For each entry of ``observer``'s observation, the source entry it is read from.
+
+    A field named in ``relative`` lists the source's per-seat rows by seat relative to the observer (0 = self);
+    one in ``private`` reads the observer's own block of the source field it names; one in ``special`` takes the
+    given entries; any other field is the source field of the same name, as it is.
+    """
+    private, special = private or {}, special or {}
+    parts: list[np.ndarray] = []
+    for f in obs.fields:
+        if f.name in special:
+            parts.append(np.asarray(special[f.name]))
+        elif f.name in relative:
+            parts.append(relative_rows(src, f.name, f.shape[0], observer, n))
+        elif f.name in private:
+            parts.append(np.arange(f.size) + src[private[f.name]].start + observer * f.size)
+        else:
+            s = src[f.name]
+            if s.stop - s.start != f.size:
+                raise ValueError(f"source field {f.name!r} has {s.stop - s.start} entries, the observation {f.size}")
+            parts.append(np.arange(s.start, s.stop))
+    index = np.concatenate(parts).astype(np.intp)
+    if index.shape != (obs.size,):
+        raise ValueError(f"the gather covers {index.shape[0]} entries of a {obs.size}-entry observation")
+    return index

@@ -130,3 +130,18 @@ def test_replay_detects_a_different_outcome() -> None:
     record["env"] = "chess_v9"
     with pytest.raises(ValueError, match="unknown environment 'chess_v9'"):
         replay(record)
+
+
+class ReshufflingClone(SixSuspectsEnv):
+    """A clone that does not copy the hidden layout faithfully."""
+
+    def clone(self) -> SixSuspectsEnv:
+        new = super().clone()
+        new.game.layout = new.game.layout[::-1]
+        return new
+
+
+def test_copy_check_catches_an_unfaithful_clone() -> None:
+    assert checks.copy_check(lambda: six_suspects_v0.env(num_players=3), seed=1) > 0
+    with pytest.raises(AssertionError, match="observes differently"):
+        checks.copy_check(lambda: ReshufflingClone(num_players=3), seed=1)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
@@ -59,18 +58,8 @@ def test_small_pile_limit_and_dense_rewards_pass_the_checks() -> None:
 
 
 @pytest.mark.parametrize("n", [2, 4, 6])
-def test_pickle_round_trip_mid_game_continues_identically(n: int) -> None:
-    env = eleven(n, seed=n)
-    random_steps(env, 25, np.random.default_rng(n))
-    copy = pickle.loads(pickle.dumps(env))
-    rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
-        assert agent == copy.agent_selection
-        a, b = env.last(), copy.last()
-        assert np.array_equal(a[0]["observation"], b[0]["observation"]) and a[1:4] == b[1:4]
-        action = None if a[2] or a[3] else int(rng.choice(np.flatnonzero(a[0]["action_mask"])))
-        env.step(action)
-        copy.step(action)
+def test_pickle_and_clone_mid_game_continue_identically(n: int) -> None:
+    assert checks.copy_check(lambda: goes_to_eleven_v0.env(num_players=n), seed=n, steps=25) > 0
 
 
 def test_same_seed_same_deal_different_seed_different_deal() -> None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from parlour.envs.core import ParlourEnv, build_options
 from parlour.envs.goes_to_eleven import rules as R
-from parlour.envs.layout import Field, Layout
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries
 
 K = R.NUM_KINDS
 MAXP = R.MAX_PLAYERS
@@ -123,27 +123,18 @@ def source_layout(max_piles: int) -> Layout:
     )
 
 
-_PER_SEAT = ("collected", "hand_size", "to_act", "eleven_player", "pick_holder")
-
-
 def _gather_index(max_piles: int, observer: int, n: int) -> np.ndarray:
     """For each observation entry of ``observer``, the source entry it is read from."""
     src = source_layout(max_piles)
-    zero, one = src["zero"].start, src["one"].start
-    parts: list[np.ndarray] = []
-    for f in observation_layout(max_piles).fields:
-        if f.name == "num_players":
-            parts.append(np.where(np.arange(MAXP - 1) == n - 2, one, zero))
-        elif f.name == "hand":
-            parts.append(np.arange(K) + src["hands"].start + observer * K)
-        elif f.name in _PER_SEAT:
-            start = src[f.name].start
-            parts.append(np.array([start + (observer + k) % n if k < n else zero for k in range(MAXP)]))
-        else:
-            parts.append(np.arange(src[f.name].start, src[f.name].stop))
-    index = np.concatenate(parts)
-    assert index.shape == (observation_layout(max_piles).size,)
-    return index
+    return gather_index(
+        observation_layout(max_piles),
+        src,
+        observer,
+        n,
+        relative=("collected", "hand_size", "to_act", "eleven_player", "pick_holder"),
+        private={"hand": "hands"},
+        special={"num_players": one_hot_entries(src, MAXP - 1, n - 2)},
+    )
 
 
 class GoesToElevenEnv(ParlourEnv[R.ElevenState]):

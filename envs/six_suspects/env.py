@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import ParlourEnv, build_options
-from parlour.envs.layout import Field, Layout
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_rows
 from parlour.envs.six_suspects import rules as R
 
 MAX_PLAYERS = 8
@@ -111,32 +111,20 @@ SOURCE_LAYOUT = Layout(
 
 def _gather_index(observer: int, n: int) -> np.ndarray:
     """For each observation entry of ``observer``, the source entry it is read from."""
-    src, zero, one = SOURCE_LAYOUT, SOURCE_LAYOUT["zero"].start, SOURCE_LAYOUT["one"].start
-    parts: list[np.ndarray] = []
-
-    def per_seat(name: str, width: int) -> np.ndarray:
-        rows = [
-            np.arange(width) + src[name].start + ((observer + k) % n) * width if k < n else np.full(width, zero)
-            for k in range(MAX_PLAYERS)
-        ]
-        return np.concatenate(rows)
-
-    for f in OBSERVATION_LAYOUT.fields:
-        if f.name == "num_players":
-            parts.append(np.where(np.arange(7) == n - 2, one, zero))
-        elif f.name in ("peek_counts", "last_peek", "votes_revealed"):
-            parts.append(per_seat(f.name, f.shape[1]))
-        elif f.name in ("turns_taken", "to_act", "match_scores"):
-            parts.append(per_seat(f.name, 1))
-        elif f.name == "announcer":
-            parts.append(np.append(per_seat(f.name, 1), src[f.name].stop - 1))
-        elif f.name in ("seen_cards", "own_vote"):
-            parts.append(np.arange(f.size) + src[f.name].start + observer * f.size)
-        else:
-            parts.append(np.arange(src[f.name].start, src[f.name].stop))
-    index = np.concatenate(parts)
-    assert index.shape == (OBSERVATION_LAYOUT.size,)
-    return index
+    src = SOURCE_LAYOUT
+    table = relative_rows(src, "announcer", MAX_PLAYERS, observer, n)
+    return gather_index(
+        OBSERVATION_LAYOUT,
+        src,
+        observer,
+        n,
+        relative=("peek_counts", "last_peek", "votes_revealed", "turns_taken", "to_act", "match_scores"),
+        private={"seen_cards": "seen_cards", "own_vote": "own_vote"},
+        special={
+            "num_players": one_hot_entries(src, 7, n - 2),
+            "announcer": np.append(table, src["announcer"].stop - 1),  # the last entry: the table announced
+        },
+    )
 
 
 class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
