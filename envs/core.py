@@ -100,6 +100,18 @@ def build_options(cls: Callable[..., Any], name: str, kwargs: Mapping[str, Any])
     return cls(**kwargs)
 
 
+def options_record(options: Any) -> dict[str, Any]:
+    """A game's validated options dataclass as the JSON-friendly keywords that recreate it (tuples as lists;
+    ``num_players`` is the driver's own)."""
+    import dataclasses
+
+    return {
+        f.name: list(v) if isinstance(v := getattr(options, f.name), tuple) else v
+        for f in dataclasses.fields(options)
+        if f.name != "num_players"
+    }
+
+
 # ----------------------------------------------------------------------------------------------- driver
 class ParlourEnv(AECEnv, ABC, Generic[S]):
     """Generic AEC driver. Subclasses set the class attributes and implement the abstract hooks."""

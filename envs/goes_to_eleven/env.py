@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from parlour.envs.core import ParlourEnv, build_options
+from parlour.envs.core import ParlourEnv, build_options, options_record
 from parlour.envs.goes_to_eleven import rules as R
 from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries
 
@@ -177,7 +177,7 @@ class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
             illegal_action=illegal_action,
             illegal_reward=illegal_reward,
             max_turns=max_turns,
-            options={k: v for k, v in vars(opts).items() if k != "num_players"} | {"deck": list(opts.deck)},
+            options=options_record(opts),
         )
         n = self.num_players
         deck = opts.deck

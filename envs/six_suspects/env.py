@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from parlour.envs.core import ParlourEnv, build_options
+from parlour.envs.core import ParlourEnv, build_options, options_record
 from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_rows
 from parlour.envs.six_suspects import rules as R
 
@@ -161,8 +161,7 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
             illegal_action=illegal_action,
             illegal_reward=illegal_reward,
             max_turns=max_turns,
-            options={k: v for k, v in vars(self.rules_options).items() if k != "num_players"}
-            | {"plain_values": list(self.rules_options.plain_values)},
+            options=options_record(self.rules_options),
         )
         n = self.num_players
         self._turn_scale = 1.0 / (self.rules_options.table_announcement_turns + 1)
