@@ -15,6 +15,7 @@ from parlour.envs.core import ParlourEnv
 ENVIRONMENTS: dict[str, str] = {
     "six_suspects_v0": "parlour.envs.six_suspects_v0",
     "goes_to_eleven_v0": "parlour.envs.goes_to_eleven_v0",
+    "lady_alice_v0": "parlour.envs.lady_alice_v0",
 }
 
 

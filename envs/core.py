@@ -64,7 +64,9 @@ class RulesState(Protocol):
         """Play ``action`` for ``current_player``; return per-seat reward deltas, or ``None`` for none."""
         ...
 
-    def is_terminal(self) -> bool: ...
+    def is_terminal(self) -> bool:
+        """The game is over (by its rules, or by a turn cap of its own, which it says by ``truncated = True``)."""
+        ...
 
     def clone(self) -> RulesState: ...
 
@@ -87,6 +89,12 @@ def check_choice(name: str, value: Any, choices: tuple[Any, ...]) -> Any:
     if value not in choices:
         raise ValueError(f"{name}={value!r} is not valid: expected one of {list(choices)}")
     return value
+
+
+def check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name}={value!r} is not valid: expected True or False")
+    return bool(value)
 
 
 def build_options(cls: Callable[..., Any], name: str, kwargs: Mapping[str, Any]) -> Any:
@@ -336,7 +344,8 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         game = self.game
         player = game.current_player
         if player < 0:
-            self._finish(truncated=False)
+            # A game's own turn cap ends it as a truncation (the rules then set ``truncated``).
+            self._finish(truncated=getattr(game, "truncated", False))
         elif self.max_turns is not None and game.turns >= self.max_turns:
             if TRUNCATION_REWARD:
                 self._add_rewards([TRUNCATION_REWARD] * self.num_players)

@@ -117,11 +117,11 @@ class Options:
     reward: str = "win"
 
     def __post_init__(self) -> None:
-        from parlour.envs.core import check_choice, check_int
+        from parlour.envs.core import check_bool, check_choice, check_int
 
         check_int("goes_to_eleven: num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         check_int("goes_to_eleven: max_piles", self.max_piles, 1, MAX_PILES_LIMIT)
-        check_choice("goes_to_eleven: pick_on_me", self.pick_on_me, (True, False))
+        check_bool("goes_to_eleven: pick_on_me", self.pick_on_me)
         check_int("goes_to_eleven: start_seat", self.start_seat, 0, self.num_players - 1)
         check_choice("goes_to_eleven: reward", self.reward, REWARD_MODES)
         deck = tuple(self.deck) if isinstance(self.deck, list | tuple) else None

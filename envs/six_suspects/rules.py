@@ -274,7 +274,7 @@ class Options:
     reward: str = "vote"
 
     def __post_init__(self) -> None:
-        from parlour.envs.core import check_choice, check_int
+        from parlour.envs.core import check_bool, check_choice, check_int
 
         check_int("six_suspects: num_players", self.num_players, 2, 8)
         check_int("six_suspects: num_games", self.num_games, 1, 100)
@@ -286,7 +286,7 @@ class Options:
             1000,
         )
         check_int("six_suspects: start_seat", self.start_seat, 0, self.num_players - 1)
-        check_choice("six_suspects: rotate_start", self.rotate_start, (True, False))
+        check_bool("six_suspects: rotate_start", self.rotate_start)
         check_choice("six_suspects: reward", self.reward, REWARD_MODES)
         values = tuple(self.plain_values)
         if len(values) != len(PLAIN_CARDS) or not all(isinstance(v, int) and 0 <= v <= 9 for v in values):

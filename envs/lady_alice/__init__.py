@@ -1,0 +1,1 @@
+"""Lady Alice: pure rules (:mod:`.rules`) and the AEC environment (:mod:`.env`)."""

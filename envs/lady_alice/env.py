@@ -1,0 +1,475 @@
+"""The Lady Alice environment: encoding, decoding and drawing over the pure rules in ``rules.py``.
+
+See :mod:`parlour.envs.lady_alice_v0` for the user-facing documentation.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, ClassVar
+
+import numpy as np
+
+from parlour.envs.core import ParlourEnv, build_options, options_record
+from parlour.envs.lady_alice import rules as R
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries
+
+C = R.NUM_CLUES
+MAXP = R.MAX_PLAYERS
+V = len(R.COUNTER_VALUES)
+SMILES = MAXP + 1  # a verdict shows 0–5 smiles
+SUSPICION_ROW = MAXP + C + SMILES
+ACCUSATION_ROW = MAXP + R.NUM_CATEGORIES + C + SMILES
+#: Counters of one owner on one space, and of one value, are scaled by this (a space holds at most 5).
+COUNT_SCALE = 1.0 / MAXP
+
+
+@cache
+def observation_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
+    rel = "relative seat"
+    return Layout(
+        (
+            Field("num_players", (3,), "one-hot: 3–5 players", ("players",)),
+            Field("phase", (5,), "one-hot: suspicion, deductions, counter value, accusation, over", ("phase",)),
+            Field("own_evidence", (C,), "one-hot: this player's evidence card", ("clue",)),
+            Field("counters_left", (V,), "own counters not yet placed, of each value 0/1/2 ÷ 3", ("value",)),
+            Field("own_counters", (C, V), "own counters on each clue, by value ÷ 3", ("clue", "value")),
+            Field(
+                "face_down",
+                (MAXP, C),
+                "public: face-down counters on each clue by owner ÷ 5; seats relative to the observer "
+                "(0 = self, 1 = left neighbour, …)",
+                (rel, "clue"),
+            ),
+            Field(
+                "revealed",
+                (MAXP, C, V),
+                "public: face-up counters by owner, clue and value ÷ 5",
+                (rel, "clue", "value"),
+            ),
+            Field("covered", (C,), "public: clues covered by business cards (shown red herrings)", ("clue",)),
+            Field("excluded", (MAXP,), "public: players excluded by a false accusation", (rel,)),
+            Field("holder", (MAXP,), "public: one-hot seat holding the notebook this round", (rel,)),
+            Field("to_act", (MAXP,), "public: one-hot seat whose decision it is", (rel,)),
+            Field("passed", (MAXP,), "public: seats that have passed since the last counter was placed", (rel,)),
+            Field(
+                "partial", (C,), "public: the clues chosen so far of the suspicion or accusation being made", ("clue",)
+            ),
+            Field(
+                "accusation_missing",
+                (R.NUM_CATEGORIES,),
+                "public: one-hot category a three-player accusation being made leaves out",
+                ("category",),
+            ),
+            Field("place_clue", (C,), "public: one-hot clue a counter is about to be placed on", ("clue",)),
+            Field("previous", (C,), "public: the last suspicion (it may not be repeated)", ("clue",)),
+            Field("previous_smiles", (SMILES,), "public: one-hot smiles of the last suspicion's verdict", ("smiles",)),
+            Field(
+                "suspicions",
+                (max_rounds, SUSPICION_ROW),
+                "public history, one row per suspicion in order: one-hot relative seat (5), the four clues (32), "
+                "one-hot smiles (6); empty with no_notes",
+                ("round", "entry"),
+            ),
+            Field(
+                "accusations",
+                (MAXP, ACCUSATION_ROW),
+                "public history, one row per accusation in order: one-hot relative seat (5), one-hot category "
+                "left out (4; three players), the clues (32), one-hot smiles (6); empty with no_notes",
+                ("accusation", "entry"),
+            ),
+            Field("rounds", (1,), "public: suspicions made ÷ max_rounds"),
+        )
+    )
+
+
+_PUBLIC_SEAT_FIELDS = ("face_down", "revealed", "excluded", "holder", "to_act", "passed")
+_PRIVATE_FIELDS = ("own_evidence", "counters_left", "own_counters")
+
+
+@cache
+def source_layout(max_rounds: int) -> Layout:
+    """Public fields once (absolute seats), private fields once per seat."""
+    obs = observation_layout(max_rounds)
+    fields = [Field("zero", (1,), "constant 0"), Field("one", (1,), "constant 1")]
+    for f in obs.fields:
+        if f.name == "num_players":
+            continue
+        if f.name in _PRIVATE_FIELDS:
+            fields.append(Field(f.name, (MAXP, *f.shape), ""))
+        else:
+            fields.append(f)
+    return Layout(tuple(fields))
+
+
+@cache
+def state_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
+    src = source_layout(max_rounds)
+    return Layout(
+        (
+            Field("num_players", (3,), "one-hot: 3–5 players"),
+            *(f for f in src.fields if f.name not in ("zero", "one")),
+            Field("solution", (C,), "the solution's clues"),
+            Field("special", (R.NUM_CATEGORIES,), "one-hot: the doubled (5 players) or missing (3) category"),
+            Field("evidence", (MAXP, C), "one-hot: every seat's evidence card"),
+            Field("face_down_values", (MAXP, C, V), "face-down counters by owner, clue and value ÷ 5"),
+        )
+    )
+
+
+def _gather_index(max_rounds: int, observer: int, n: int) -> np.ndarray:
+    src = source_layout(max_rounds)
+    obs = observation_layout(max_rounds)
+
+    def history(name: str, rows: int, width: int) -> np.ndarray:
+        # Each row starts with a one-hot absolute seat: rotate it to the observer's view.
+        start = src[name].start
+        parts = []
+        for r in range(rows):
+            base = start + r * width
+            parts.append(np.array([base + (observer + k) % n if k < n else src["zero"].start for k in range(MAXP)]))
+            parts.append(np.arange(base + MAXP, base + width))
+        return np.concatenate(parts)
+
+    return gather_index(
+        obs,
+        src,
+        observer,
+        n,
+        relative=_PUBLIC_SEAT_FIELDS,
+        private={name: name for name in _PRIVATE_FIELDS},
+        special={
+            "num_players": one_hot_entries(src, 3, n - R.MIN_PLAYERS),
+            "suspicions": history("suspicions", max_rounds, SUSPICION_ROW),
+            "accusations": history("accusations", MAXP, ACCUSATION_ROW),
+        },
+    )
+
+
+class LadyAliceEnv(ParlourEnv[R.LadyAliceState]):
+    """PettingZoo AEC environment for Lady Alice (see ``parlour.envs.lady_alice_v0``)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "lady_alice_v0",
+        "is_parallelizable": False,
+    }
+    env_version = 0
+    min_players = R.MIN_PLAYERS
+    max_players = R.MAX_PLAYERS
+    num_actions = R.NUM_ACTIONS
+    observation_layout = observation_layout()
+    state_layout = state_layout()
+
+    def __init__(
+        self,
+        num_players: int = R.DEFAULT_PLAYERS,
+        render_mode: str | None = None,
+        *,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        max_turns: int | None = None,
+        **rule_options: Any,
+    ) -> None:
+        self.rules_options: R.Options = build_options(
+            R.Options, "lady_alice", {"num_players": num_players, **rule_options}
+        )
+        self.max_rounds = self.rules_options.max_rounds
+        # The history fields grow with ``max_rounds``.
+        self.observation_layout = observation_layout(self.max_rounds)  # type: ignore[misc]
+        self.state_layout = state_layout(self.max_rounds)  # type: ignore[misc]
+        super().__init__(
+            num_players,
+            render_mode,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            max_turns=max_turns,
+            options=options_record(self.rules_options),
+        )
+        n = self.num_players
+        self._src_layout = source_layout(self.max_rounds)
+        self._gather = [_gather_index(self.max_rounds, o, n) for o in range(n)]
+        self._src = np.zeros(self._src_layout.size, np.float32)
+
+    # ------------------------------------------------------------------------------------------ rules
+    def _deal(self, rng: np.random.Generator) -> R.LadyAliceState:
+        return R.deal(self.rules_options, rng)
+
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.LadyAliceState:
+        g = self.game.clone()
+        n = g.n
+        own = g.evidence[seat]
+        worlds = R.consistent_solutions(n, own, g.verdicts())
+        solution = [int(c) for c in worlds[int(rng.integers(len(worlds)))]]
+        others = [c for c in solution if c != own]
+        others = [others[i] for i in rng.permutation(len(others))]
+        for s in range(n):
+            if s != seat:
+                g.evidence[s] = others.pop()
+        g.solution = tuple(sorted(solution))
+        cats = [R.category(c) for c in solution]
+        if n == 5:
+            g.special = next(c for c in range(R.NUM_CATEGORIES) if cats.count(c) == 2)
+        elif n == 3:
+            g.special = next(c for c in range(R.NUM_CATEGORIES) if c not in cats)
+        # Others' face-down counters and counters in hand: redrawn from what each could still hold.
+        for p in range(n):
+            if p == seat:
+                continue
+            shown = [0] * V
+            hidden_entries = []
+            for space in g.counters:
+                for entry in space:
+                    if entry[0] == p:
+                        if entry[2]:
+                            shown[entry[1]] += 1
+                        else:
+                            hidden_entries.append(entry)
+            pool = [v for v in R.COUNTER_VALUES for _ in range(R.COUNTERS_PER_VALUE - shown[v])]
+            pool = [pool[i] for i in rng.permutation(len(pool))]
+            for entry in hidden_entries:
+                entry[1] = pool.pop()
+            g.left[p] = [pool.count(v) for v in R.COUNTER_VALUES]
+        return g
+
+    # ------------------------------------------------------------------------------------------ encoding
+    def _write(self, v: np.ndarray, lay: Layout, g: R.LadyAliceState, row: list[int], private: dict[int, int]) -> None:
+        """Write every field but ``num_players``: seat ``s``'s public rows at ``row[s]``; the private fields of
+        each seat in ``private`` in its block ``private[s]`` (every seat's in the source, the observer's alone at
+        block 0 in an observation)."""
+        v[lay["phase"].start + g.phase] = 1
+        evidence = lay.view(v, "own_evidence").reshape(-1, C)
+        left = lay.view(v, "counters_left").reshape(-1, V)
+        for s, k in private.items():
+            evidence[k, g.evidence[s]] = 1
+            left[k] = np.array(g.left[s]) / R.COUNTERS_PER_VALUE
+        own = lay.view(v, "own_counters").reshape(-1, C, V)
+        face_down, revealed = lay.view(v, "face_down"), lay.view(v, "revealed")
+        for clue, space in enumerate(g.counters):
+            for owner, value, up in space:
+                if owner in private:
+                    own[private[owner], clue, value] += 1 / R.COUNTERS_PER_VALUE
+                if up:
+                    revealed[row[owner], clue, value] += COUNT_SCALE
+                else:
+                    face_down[row[owner], clue] += COUNT_SCALE
+        lay.view(v, "covered")[:] = g.covered
+        for s in range(g.n):
+            if g.excluded[s]:
+                lay.view(v, "excluded")[row[s]] = 1
+            if s in g.passed:
+                lay.view(v, "passed")[row[s]] = 1
+        lay.view(v, "holder")[row[g.holder]] = 1
+        if g.phase != R.OVER:
+            lay.view(v, "to_act")[row[g.current]] = 1
+        lay.view(v, "partial")[g.partial] = 1
+        if g.missing >= 0:
+            lay.view(v, "accusation_missing")[g.missing] = 1
+        if g.place_clue >= 0:
+            lay.view(v, "place_clue")[g.place_clue] = 1
+        suspicions = [r for r in g.history if not r.accusation]
+        if suspicions:
+            lay.view(v, "previous")[list(suspicions[-1].clues)] = 1
+            lay.view(v, "previous_smiles")[suspicions[-1].smiles] = 1
+        v[lay["rounds"].start] = g.rounds / self.max_rounds
+        if self.rules_options.no_notes:
+            return
+        hist_s, hist_a = lay.view(v, "suspicions"), lay.view(v, "accusations")
+        for i, r in enumerate(suspicions):
+            hist_s[i, row[r.seat]] = 1
+            hist_s[i, MAXP + np.array(r.clues)] = 1
+            hist_s[i, MAXP + C + r.smiles] = 1
+        for i, r in enumerate(x for x in g.history if x.accusation):
+            hist_a[i, row[r.seat]] = 1
+            if r.missing >= 0:
+                hist_a[i, MAXP + r.missing] = 1
+            hist_a[i, MAXP + R.NUM_CATEGORIES + np.array(r.clues)] = 1
+            hist_a[i, MAXP + R.NUM_CATEGORIES + C + r.smiles] = 1
+
+    def _encode_observation(self, seat: int) -> np.ndarray:
+        g = self.game
+        lay = self.observation_layout
+        v = np.zeros(lay.size, np.float32)
+        v[lay["num_players"].start + g.n - R.MIN_PLAYERS] = 1
+        self._write(v, lay, g, [(s - seat) % g.n for s in range(g.n)], {seat: 0})
+        return v
+
+    def _on_new_state(self) -> None:
+        g, lay, v = self.game, self._src_layout, self._src
+        v[:] = 0
+        v[lay["one"].start] = 1
+        self._write(v, lay, g, list(range(g.n)), {s: s for s in range(g.n)})
+
+    def _apply(self, action: int) -> list[float] | None:
+        # The game moves a little at a time; rewriting the whole source costs ~50 µs, so only what an action
+        # can change is rewritten (the fuzz checks the result against the from-scratch encoder every step).
+        g, v, lay = self.game, self._src, self._src_layout
+        seat, phase, history, clue = g.current, g.phase, len(g.history), g.place_clue
+        rewards = g.apply(action)
+        if phase == R.PLACE:
+            self._write_space(clue, seat)
+        if len(g.history) != history or g.phase == R.OVER:
+            # A verdict (suspicion or accusation), or the end: rebuild the public fields it touches.
+            self._on_new_state()
+            return rewards
+        for name in ("phase", "holder", "to_act", "passed", "partial", "accusation_missing", "place_clue"):
+            v[lay[name]] = 0
+        v[lay["phase"].start + g.phase] = 1
+        v[lay["holder"].start + g.holder] = 1
+        v[lay["to_act"].start + g.current] = 1
+        for s in g.passed:
+            v[lay["passed"].start + s] = 1
+        for c in g.partial:
+            v[lay["partial"].start + c] = 1
+        if g.missing >= 0:
+            v[lay["accusation_missing"].start + g.missing] = 1
+        if g.place_clue >= 0:
+            v[lay["place_clue"].start + g.place_clue] = 1
+        return rewards
+
+    def _write_space(self, clue: int, seat: int) -> None:
+        """Rewrite the counters of one space (and the placing seat's own counters)."""
+        g, lay, v = self.game, self._src_layout, self._src
+        face_down, revealed = lay.view(v, "face_down"), lay.view(v, "revealed")
+        face_down[:, clue] = 0
+        revealed[:, clue] = 0
+        own = lay.view(v, "own_counters")
+        own[seat, clue] = 0
+        for owner, value, up in g.counters[clue]:
+            if up:
+                revealed[owner, clue, value] += COUNT_SCALE
+            else:
+                face_down[owner, clue] += COUNT_SCALE
+            if owner == seat:
+                own[seat, clue, value] += 1 / R.COUNTERS_PER_VALUE
+        lay.view(v, "counters_left")[seat] = np.array(g.left[seat]) / R.COUNTERS_PER_VALUE
+
+    def _observation(self, seat: int) -> np.ndarray:
+        return self._src[self._gather[seat]]
+
+    def _encode_state(self) -> np.ndarray:
+        g = self.game
+        lay = self.state_layout
+        v = np.zeros(lay.size, np.float32)
+        v[lay["num_players"].start + g.n - R.MIN_PLAYERS] = 1
+        src = self._src[2:]  # the source without its constants: the state's next fields, in the same order
+        v[lay["phase"].start : lay["phase"].start + src.size] = src
+        v[lay["solution"].start + np.array(g.solution)] = 1
+        if g.special >= 0:
+            v[lay["special"].start + g.special] = 1
+        lay.view(v, "evidence")[np.arange(g.n), g.evidence] = 1
+        values = lay.view(v, "face_down_values")
+        for clue, space in enumerate(g.counters):
+            for owner, value, up in space:
+                if not up:
+                    values[owner, clue, value] += COUNT_SCALE
+        return v
+
+    # ------------------------------------------------------------------------------------------ views
+    def decode_action(self, action: int) -> str:
+        action = int(action)
+        if 0 <= action < C:
+            return f"clue {R.clue_name(action)} ({R.CATEGORY_NAMES[R.category(action)]})"
+        if R.VALUE_BASE <= action < R.PASS:
+            return f"counter value {action - R.VALUE_BASE}"
+        if action == R.PASS:
+            return "pass"
+        if action == R.ACCUSE:
+            return "accuse"
+        if R.MISSING_BASE <= action < R.NUM_ACTIONS:
+            return f"accusation leaves out the {R.CATEGORY_NAMES[action - R.MISSING_BASE]} category"
+        raise ValueError(f"action {action} is out of range: expected an integer in [0, {R.NUM_ACTIONS - 1}]")
+
+    def render_text(self, perspective: str | None = None) -> str:
+        g = self.game
+        seat = None if perspective is None else self._seat[perspective]
+        lines = [
+            f"Lady Alice — round {g.rounds}, phase: {R.PHASE_NAMES[g.phase]}"
+            + ("" if perspective is None else f" — as seen by {perspective}")
+        ]
+        if seat is None:
+            special = "" if g.special < 0 else f" (special category: {R.CATEGORY_NAMES[g.special]})"
+            lines.append("solution: " + ", ".join(R.clue_name(c) for c in g.solution) + special)
+        for cat in range(R.NUM_CATEGORIES):
+            cells = []
+            for clue in range(cat * R.PER_CATEGORY, (cat + 1) * R.PER_CATEGORY):
+                marks = []
+                for owner, value, up in g.counters[clue]:
+                    shown = up or seat is None or owner == seat
+                    marks.append(f"p{owner}:{value if shown else '?'}")
+                cover = "[covered] " if g.covered[clue] else ""
+                cells.append(f"{cover}{R.clue_name(clue)}" + (f" ({' '.join(marks)})" if marks else ""))
+            lines.append(f"{R.CATEGORY_NAMES[cat]}s: " + "; ".join(cells))
+        for r in g.history:
+            kind = "accuses" if r.accusation else "suspects"
+            lines.append(f"player_{r.seat} {kind} {', '.join(R.clue_name(c) for c in r.clues)}: {r.smiles} smiles")
+        for s in range(g.n):
+            evidence = R.clue_name(g.evidence[s]) if seat is None or seat == s else "?"
+            left = g.left[s] if seat is None or seat == s else sum(g.left[s])
+            flags = (" (excluded)" if g.excluded[s] else "") + (" [notebook]" if g.holder == s else "")
+            flags += " <- to decide" if g.current_player == s else ""
+            lines.append(f"player_{s}: evidence {evidence}; counters left {left}{flags}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------------------------------ audit & end
+    def consistent_solutions(self, agent: str) -> np.ndarray:
+        """The solutions (rows of clue ids) consistent with everything ``agent`` knows: its evidence card and every
+        verdict so far; with 3 or 5 players each row also fixes the hidden category. All are equally likely."""
+        g = self.game
+        return R.consistent_solutions(g.n, g.evidence[self._seat[agent]], g.verdicts())
+
+    def private_knowledge(self, agent: str) -> tuple[bytes, bytes]:
+        g = self.game
+        seat = self._seat[agent]
+        board = [[(o, v if (up or o == seat) else -1, up) for o, v, up in space] for space in g.counters]
+        public = (
+            board,
+            g.covered,
+            g.excluded,
+            g.phase,
+            g.holder,
+            g.current,
+            g.partial,
+            g.missing,
+            g.place_clue,
+            [(r.seat, r.clues, r.smiles, r.accusation, r.missing) for r in g.history],
+            g.passed,
+            g.rounds,
+        )
+        known = (g.evidence[seat], g.left[seat], public)
+        hidden = (
+            [g.evidence[s] for s in range(g.n) if s != seat],
+            g.solution,
+            g.special,
+            [[(o, v) for o, v, up in space if o != seat and not up] for space in g.counters],
+            [g.left[s] for s in range(g.n) if s != seat],
+        )
+        return repr(known).encode(), repr(hidden).encode()
+
+    def outcome(self) -> dict[str, Any]:
+        return self.game.outcome()
+
+    def invariants(self) -> None:
+        g = self.game
+        n = g.n
+        assert sorted(g.evidence) == sorted(g.solution), "every evidence card is a clue of the solution"
+        assert len(g.solution) == n
+        for s in range(n):
+            placed = [e for space in g.counters for e in space if e[0] == s]
+            for value in R.COUNTER_VALUES:
+                assert g.left[s][value] + sum(1 for e in placed if e[1] == value) == R.COUNTERS_PER_VALUE
+        for space in g.counters:
+            assert len(space) <= n, "a space holds at most as many counters as players"
+            if len(space) > 1:
+                assert all(e[2] for e in space[:-1]), "placing a counter turns the ones already there face up"
+        for r in g.history:
+            assert r.smiles == g.verdict(r.clues)
+            if not r.accusation and r.smiles == 0:
+                assert all(g.covered[c] for c in r.clues)
+        assert len(g.active) >= 1
+        if g.phase != R.OVER:
+            assert not g.excluded[g.current], "an excluded player neither suspects nor deduces"
+        if g.phase == R.SUSPECT:
+            assert g.current == g.holder and not g.excluded[g.holder]
+        for s in range(n):
+            assert np.array_equal(self._observation(s), self._encode_observation(s)), "incremental encoding drifted"

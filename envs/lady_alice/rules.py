@@ -1,0 +1,511 @@
+"""Lady Alice: the pure rules (no RL imports).
+
+Rulebook: ``shared/rules/lady-alice.txt``; project rulings: ``shared/RULINGS.md``. Every ruling that is a project
+choice is a named constant or an :class:`Options` field below.
+
+Clues: 4 categories (Suspects, Places, Times, Objects) × 8; clue ``c`` is clue ``c % 8`` of category ``c // 8``.
+A *solution* is the set of evidence clues: one per category with 4 players; with 5 one hidden category gives two;
+with 3 one hidden category gives none. Each player holds one evidence card.
+
+Actions (one flat space of 41):
+
+- ``0–31``: a clue -- the next clue of a suspicion or an accusation (in category order), or, in the Deductions
+  phase, the clue to put a counter on;
+- ``32–34``: the counter's value (0, 1, 2) after choosing its clue;
+- ``35``: pass; ``36``: accuse (then the accusation's clues follow);
+- ``37–40``: with 3 players, the category an accusation leaves out (chosen first).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Any
+
+import numpy as np
+
+# ----------------------------------------------------------------------------------------------- the clues
+NUM_CATEGORIES = 4
+PER_CATEGORY = 8
+NUM_CLUES = NUM_CATEGORIES * PER_CATEGORY
+CATEGORY_NAMES = ("Suspect", "Place", "Time", "Object")
+#: Clue names (ruling, **choice**: only the rulebook's examples are known; the rest are placeholders).
+CLUE_NAMES: tuple[tuple[str, ...], ...] = (
+    (
+        "Charles Chaillé-Long",
+        "Samuel White Baker",
+        "Mary Kingsley",
+        "Joseph Marlow",
+        "Ajayi Crowther",
+        "John Hanning Speke",
+        "Tippu Tip",
+        "Alexine Tinné",
+    ),
+    ("Waterloo Station", *(f"Place {i}" for i in range(2, 9))),
+    ("5 p.m.", "7:00", *(f"Time {i}" for i in range(3, 9))),
+    ("compass", *(f"Object {i}" for i in range(2, 9))),
+)
+MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = 3, 5, 4
+#: Each player's Deduction counters: three each of the values 0, 1, 2.
+COUNTER_VALUES = (0, 1, 2)
+COUNTERS_PER_VALUE = 3
+#: After this many suspicion rounds the game is truncated and scored without accusation bonus (ruling, choice).
+DEFAULT_MAX_ROUNDS = 40
+#: Scoring bonuses (rulebook steps VII, VIII, IX and the five-player bonus).
+ALL_CLUES_BONUS, EXACT_SUSPICION_BONUS, ACCUSATION_BONUS, DOUBLED_CATEGORY_BONUS = 2, 1, 3, 2
+
+# ----------------------------------------------------------------------------------------------- actions
+VALUE_BASE = NUM_CLUES
+PASS = VALUE_BASE + len(COUNTER_VALUES)
+ACCUSE = PASS + 1
+MISSING_BASE = ACCUSE + 1
+NUM_ACTIONS = MISSING_BASE + NUM_CATEGORIES
+
+SUSPECT, DEDUCE, PLACE, ACCUSE_PHASE, OVER = range(5)
+PHASE_NAMES = ("suspicion", "deductions", "counter value", "accusation", "over")
+REWARD_MODES = ("win", "score")
+
+
+def category(clue: int) -> int:
+    return clue // PER_CATEGORY
+
+
+def clue_name(clue: int) -> str:
+    return CLUE_NAMES[clue // PER_CATEGORY][clue % PER_CATEGORY]
+
+
+def smiles_needed(n: int) -> int:
+    """Smiles that end the investigation: one per evidence card, but four of five with five players."""
+    return min(n, NUM_CATEGORIES)
+
+
+# ----------------------------------------------------------------------------------------------- solutions
+def all_solutions(n: int) -> np.ndarray:
+    """Every possible solution for ``n`` players as rows of clue ids (sorted), in a fixed order.
+
+    4 players: one clue per category (4,096); 5: one category gives two clues (57,344); 3: one category gives
+    none (2,048). The deal makes them all equally likely.
+    """
+    if n not in _SOLUTIONS:
+        _SOLUTIONS[n] = _enumerate(n)
+    return _SOLUTIONS[n]
+
+
+def _enumerate(n: int) -> np.ndarray:
+    cats = range(NUM_CATEGORIES)
+    rows: list[tuple[int, ...]] = []
+    if n == 4:
+        rows = [tuple(c * PER_CATEGORY + i for c, i in enumerate(pick)) for pick in product(range(8), repeat=4)]
+    else:
+        for special in cats:
+            others = [c for c in cats if c != special]
+            tails = [
+                [c * PER_CATEGORY + i for c, i in zip(others, pick, strict=True)]
+                for pick in product(range(8), repeat=3)
+            ]
+            if n == 3:
+                rows += [tuple(t) for t in tails]  # the special category is missing
+                continue
+            for a in range(PER_CATEGORY):
+                for b in range(a + 1, PER_CATEGORY):  # the special category gives two clues
+                    pair = [special * PER_CATEGORY + a, special * PER_CATEGORY + b]
+                    rows += [tuple(sorted(t + pair)) for t in tails]
+    return np.array(sorted(rows), dtype=np.int16)
+
+
+_SOLUTIONS: dict[int, np.ndarray] = {}
+
+
+def membership(n: int) -> np.ndarray:
+    """Boolean (solutions × 32): clue in solution, rows as in :func:`all_solutions`."""
+    if n not in _MEMBERSHIP:
+        sols = all_solutions(n)
+        m = np.zeros((len(sols), NUM_CLUES), bool)
+        m[np.arange(len(sols))[:, None], sols] = True
+        _MEMBERSHIP[n] = m
+    return _MEMBERSHIP[n]
+
+
+_MEMBERSHIP: dict[int, np.ndarray] = {}
+
+
+def consistent_mask(n: int, own: int, verdicts: list[tuple[tuple[int, ...], int]]) -> np.ndarray:
+    """Which rows of :func:`all_solutions` contain the clue ``own`` and give every verdict ``(clues shown,
+    smiles)`` its count of smiles."""
+    m = membership(n)
+    keep = m[:, own].copy()
+    for clues, smiles in verdicts:
+        keep &= m[:, list(clues)].sum(axis=1) == smiles
+    return keep
+
+
+def consistent_solutions(n: int, own: int, verdicts: list[tuple[tuple[int, ...], int]]) -> np.ndarray:
+    """The solutions consistent with holding ``own`` and with every verdict; each is equally likely given that
+    information (the deal draws solutions uniformly and deals the evidence at random)."""
+    return all_solutions(n)[consistent_mask(n, own, verdicts)]
+
+
+# ----------------------------------------------------------------------------------------------- options
+@dataclass(frozen=True)
+class Options:
+    """The rule keywords of Lady Alice (all validated)."""
+
+    num_players: int = DEFAULT_PLAYERS
+    #: Suspicion rounds before the game is truncated and scored without accusation bonus (ruling, **choice**).
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    #: The rulebook's "taking notes is forbidden": the observation keeps no history of past verdicts.
+    no_notes: bool = False
+    start_seat: int = 0
+    #: ``win``: at the end +1 to every winner and −1 to every other seat; ``score``: the rulebook's points.
+    reward: str = "win"
+
+    def __post_init__(self) -> None:
+        from parlour.envs.core import check_bool, check_choice, check_int
+
+        check_int("lady_alice: num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        check_int("lady_alice: max_rounds", self.max_rounds, 1, 1000)
+        check_bool("lady_alice: no_notes", self.no_notes)
+        check_int("lady_alice: start_seat", self.start_seat, 0, self.num_players - 1)
+        check_choice("lady_alice: reward", self.reward, REWARD_MODES)
+
+
+# ----------------------------------------------------------------------------------------------- the state
+@dataclass
+class Record:
+    """A suspicion or an accusation and its verdict (public)."""
+
+    seat: int
+    clues: tuple[int, ...]
+    smiles: int
+    accusation: bool = False
+    missing: int = -1  # the category a three-player accusation leaves out
+
+
+@dataclass
+class LadyAliceState:
+    opts: Options
+    n: int
+    solution: tuple[int, ...]
+    special: int  # the hidden category: doubled (5 players), missing (3 players), -1 (4 players)
+    evidence: list[int]  # each seat's evidence card
+    counters: list[list[list[int]]] = field(default_factory=list)  # per clue: [owner, value, revealed]
+    left: list[list[int]] = field(default_factory=list)  # per seat, counters left of each value
+    covered: list[bool] = field(default_factory=list)
+    excluded: list[bool] = field(default_factory=list)
+    phase: int = SUSPECT
+    holder: int = 0  # who holds the notebook this round
+    current: int = 0  # the seat to decide
+    partial: list[int] = field(default_factory=list)  # clues chosen so far in a suspicion or accusation
+    missing: int = -1  # the category a three-player accusation in progress leaves out
+    place_clue: int = -1  # the clue a counter is about to go on
+    previous: tuple[int, ...] | None = None  # the last suspicion
+    history: list[Record] = field(default_factory=list)
+    passed: list[int] = field(default_factory=list)  # seats that passed since the last counter was placed
+    exact: list[bool] = field(default_factory=list)  # step VIII: made a suspicion with a full verdict
+    rounds: int = 0  # suspicions made
+    accuser: int = -1  # the successful accuser
+    truncated: bool = False
+    scores: list[int] = field(default_factory=list)
+    winners: list[int] = field(default_factory=list)
+
+    @property
+    def turns(self) -> int:
+        return self.rounds
+
+    @property
+    def current_player(self) -> int:
+        return -1 if self.phase == OVER else self.current
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def clone(self) -> LadyAliceState:
+        new = copy.copy(self)
+        new.evidence = self.evidence[:]
+        new.counters = [[e[:] for e in space] for space in self.counters]
+        new.left = [x[:] for x in self.left]
+        new.covered = self.covered[:]
+        new.excluded = self.excluded[:]
+        new.partial = self.partial[:]
+        new.history = self.history[:]  # records are never changed once made
+        new.passed = self.passed[:]
+        new.exact = self.exact[:]
+        new.scores = self.scores[:]
+        new.winners = self.winners[:]
+        return new
+
+    @property
+    def active(self) -> list[int]:
+        return [s for s in range(self.n) if not self.excluded[s]]
+
+    def next_active(self, seat: int) -> int:
+        for k in range(1, self.n + 1):
+            s = (seat + k) % self.n
+            if not self.excluded[s]:
+                return s
+        raise AssertionError("no player left in the game")
+
+    # ------------------------------------------------------------------------------------------ legality
+    def _suspicion_options(self) -> list[int]:
+        """Clues of the next category that leave a legal suspicion possible: not the previous suspicion, not
+        made only of covered clues."""
+        k = len(self.partial)
+        cat_clues = range(k * PER_CATEGORY, (k + 1) * PER_CATEGORY)
+        return [c for c in cat_clues if self._feasible([*self.partial, c])]
+
+    def _feasible(self, prefix: list[int]) -> bool:
+        covered, prev = self.covered, self.previous
+        k = len(prefix)
+        same = prev is not None and tuple(prefix) == prev[:k]
+        any_open = any(not covered[c] for c in prefix)
+        if k == NUM_CATEGORIES:
+            return any_open and not same
+        rest = range(k, NUM_CATEGORIES)
+        open_rest = [sum(not covered[c * PER_CATEGORY + i] for i in range(PER_CATEGORY)) for c in rest]
+        if any_open:
+            return True  # some remaining clue can differ from the previous suspicion
+        if not same or len(open_rest) >= 2:
+            return sum(open_rest) > 0
+        assert prev is not None
+        last = prev[k]
+        return open_rest[0] - (not covered[last]) > 0
+
+    def legal_actions(self) -> list[int]:
+        phase = self.phase
+        if phase == SUSPECT:
+            return self._suspicion_options()
+        if phase == DEDUCE:
+            seat = self.current
+            out: list[int] = []
+            if sum(self.left[seat]):
+                n = self.n
+                out = [c for c in range(NUM_CLUES) if not self.covered[c] and len(self.counters[c]) < n]
+            return [*out, PASS, ACCUSE]
+        if phase == PLACE:
+            return [VALUE_BASE + v for v in COUNTER_VALUES if self.left[self.current][v]]
+        if phase == ACCUSE_PHASE:
+            if self.n == 3 and self.missing < 0:
+                return list(range(MISSING_BASE, NUM_ACTIONS))
+            cat = self._accusation_category()
+            return list(range(cat * PER_CATEGORY, (cat + 1) * PER_CATEGORY))
+        return []
+
+    def _accusation_category(self) -> int:
+        cats = [c for c in range(NUM_CATEGORIES) if c != self.missing]
+        return cats[len(self.partial)]
+
+    def legal_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, np.int8)
+        mask[self.legal_actions()] = 1
+        mask.flags.writeable = False
+        return mask
+
+    # ------------------------------------------------------------------------------------------ moves
+    def apply(self, action: int) -> list[float] | None:
+        phase = self.phase
+        if phase == SUSPECT:
+            self.partial.append(action)
+            if len(self.partial) == NUM_CATEGORIES:
+                self._suspicion_made()
+            return None
+        if phase == DEDUCE:
+            if action < NUM_CLUES:
+                self.place_clue = action
+                self.phase = PLACE
+                return None
+            if action == PASS:
+                self.passed.append(self.current)
+                return self._next_deducer()
+            self.phase = ACCUSE_PHASE
+            self.partial = []
+            self.missing = -1
+            return None
+        if phase == PLACE:
+            self._place(self.current, self.place_clue, action - VALUE_BASE)
+            self.place_clue = -1
+            self.phase = DEDUCE
+            self.passed = []  # a placement breaks the sequence of passes
+            return self._next_deducer()
+        # ACCUSE_PHASE
+        if action >= MISSING_BASE:
+            self.missing = action - MISSING_BASE
+            return None
+        self.partial.append(action)
+        if len(self.partial) == NUM_CATEGORIES - (self.n == 3):
+            return self._accusation_made()
+        return None
+
+    def _place(self, seat: int, clue: int, value: int) -> None:
+        space = self.counters[clue]
+        for entry in space:
+            entry[2] = 1  # counters already there are turned face up
+        space.append([seat, value, 0])
+        self.left[seat][value] -= 1
+
+    def verdict(self, clues: tuple[int, ...]) -> int:
+        """The number of smiling folders: evidence cards among ``clues``."""
+        return sum(1 for e in self.evidence if e in clues)
+
+    def _suspicion_made(self) -> None:
+        clues = tuple(self.partial)
+        smiles = self.verdict(clues)
+        self.history.append(Record(self.holder, clues, smiles))
+        if smiles == 0:
+            for c in clues:
+                self.covered[c] = True  # business cards on the four red herrings
+        if smiles == smiles_needed(self.n):
+            self.exact[self.holder] = True
+        self.previous = clues
+        self.partial = []
+        self.rounds += 1
+        self.phase = DEDUCE
+        self.passed = []
+        self.current = self.next_active(self.holder)
+
+    def _next_deducer(self) -> list[float] | None:
+        active = self.active
+        if all(s in self.passed for s in active):
+            return self._new_round()
+        self.current = self.next_active(self.current)
+        return None
+
+    def _new_round(self) -> list[float] | None:
+        if self.rounds >= self.opts.max_rounds:
+            self.truncated = True
+            return self._end()
+        self.holder = self.next_active(self.holder)
+        self.current = self.holder
+        self.phase = SUSPECT
+        self.partial = []
+        return None
+
+    def _accusation_made(self) -> list[float] | None:
+        seat = self.current
+        clues = tuple(self.partial)
+        smiles = self.verdict(clues)
+        self.history.append(Record(seat, clues, smiles, accusation=True, missing=self.missing))
+        self.partial = []
+        self.missing = -1
+        if smiles == smiles_needed(self.n):
+            self.accuser = seat
+            return self._end()
+        self.excluded[seat] = True
+        if seat in self.passed:
+            self.passed.remove(seat)
+        active = self.active
+        if len(active) == 1:
+            return self._end()
+        self.phase = DEDUCE
+        if all(s in self.passed for s in active):
+            return self._new_round()
+        self.current = self.next_active(seat)
+        return None
+
+    # ------------------------------------------------------------------------------------------ the end
+    def score(self) -> list[int]:
+        """The rulebook's scoring, steps I–IX (and the five-player bonus), for the game as it stands."""
+        solution = set(self.solution)
+        points = [0] * self.n
+        # II–V: only non-zero counters of players still in the game, on clues of the solution, count.
+        counted: list[list[int]] = [[] for _ in range(self.n)]
+        for clue in solution:
+            for owner, value, _ in self.counters[clue]:
+                if not self.excluded[owner] and value > 0:
+                    counted[owner].append(clue)
+                    points[owner] += value  # VI
+        for s in range(self.n):
+            mine = set(counted[s])
+            if mine >= solution:
+                points[s] += ALL_CLUES_BONUS  # VII
+            if self.n == 5:
+                doubled = {c for c in solution if category(c) == self.special}
+                if mine >= doubled:
+                    points[s] += DOUBLED_CATEGORY_BONUS
+            if self.exact[s]:
+                points[s] += EXACT_SUSPICION_BONUS  # VIII (kept by an excluded player)
+        if self.accuser >= 0:
+            points[self.accuser] += ACCUSATION_BONUS  # IX
+        return points
+
+    def _end(self) -> list[float] | None:
+        self.phase = OVER
+        self.current = -1
+        active = self.active
+        self.scores = self.score()
+        if len(active) == 1 and self.accuser < 0 and not self.truncated:
+            self.winners = active  # the last player standing wins
+        else:
+            best = max(self.scores[s] for s in active)
+            tied = [s for s in active if self.scores[s] == best]
+            self.winners = [self.accuser] if self.accuser in tied else tied
+        if self.opts.reward == "score":
+            return [float(x) for x in self.scores]
+        return [1.0 if s in self.winners else -1.0 for s in range(self.n)]
+
+    def outcome(self) -> dict[str, Any]:
+        return {
+            "scores": list(self.scores),
+            "winners": list(self.winners),
+            "solution": [clue_name(c) for c in self.solution],
+            "evidence": [clue_name(c) for c in self.evidence],
+            "special_category": CATEGORY_NAMES[self.special] if self.special >= 0 else None,
+            "accuser": self.accuser,
+            "excluded": [s for s in range(self.n) if self.excluded[s]],
+            "rounds": self.rounds,
+        }
+
+    # ------------------------------------------------------------------------------------------ information
+    def verdicts(self) -> list[tuple[tuple[int, ...], int]]:
+        return [(r.clues, r.smiles) for r in self.history]
+
+
+def deal(opts: Options, rng: np.random.Generator) -> LadyAliceState:
+    """Draw the evidence (per the player count) and deal one card to each player."""
+    n = opts.num_players
+    cats = list(range(NUM_CATEGORIES))
+    special = int(rng.integers(NUM_CATEGORIES)) if n != 4 else -1
+    solution: list[int] = []
+    for c in cats:
+        if c == special and n == 3:
+            continue
+        count = 2 if (c == special and n == 5) else 1
+        picks = rng.choice(PER_CATEGORY, size=count, replace=False)
+        solution += [c * PER_CATEGORY + int(i) for i in picks]
+    evidence = [solution[int(i)] for i in rng.permutation(len(solution))]
+    start = opts.start_seat
+    return LadyAliceState(
+        opts=opts,
+        n=n,
+        solution=tuple(sorted(solution)),
+        special=special,
+        evidence=evidence,
+        counters=[[] for _ in range(NUM_CLUES)],
+        left=[[COUNTERS_PER_VALUE] * len(COUNTER_VALUES) for _ in range(n)],
+        covered=[False] * NUM_CLUES,
+        excluded=[False] * n,
+        holder=start,
+        current=start,
+        exact=[False] * n,
+    )
+
+
+def position(opts: Options, evidence: list[int], holder: int = 0) -> LadyAliceState:
+    """A fresh game with the evidence dealt by hand (seat ``s`` holds ``evidence[s]``); ``holder`` suspects first.
+
+    The evidence must form a solution for the player count: one clue per category (4 players), one category
+    with two (5), one category with none (3).
+    """
+    n = opts.num_players
+    solution = tuple(sorted(evidence))
+    if len(evidence) != n or solution not in {tuple(int(c) for c in row) for row in all_solutions(n)}:
+        raise ValueError(f"position: {[clue_name(c) for c in evidence]} is not a {n}-player solution")
+    cats = [category(c) for c in evidence]
+    special = -1
+    if n == 5:
+        special = next(c for c in range(NUM_CATEGORIES) if cats.count(c) == 2)
+    elif n == 3:
+        special = next(c for c in range(NUM_CATEGORIES) if c not in cats)
+    state = deal(Options(**{**vars(opts), "start_seat": holder}), np.random.default_rng(0))
+    state.solution, state.special, state.evidence = solution, special, list(evidence)
+    return state
