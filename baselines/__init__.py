@@ -13,6 +13,7 @@ from parlour.baselines import search
 from parlour.baselines.base import Policy, RandomPolicy
 from parlour.baselines.goes_to_eleven import GoesToElevenExpert, GoesToElevenHeuristic
 from parlour.baselines.goes_to_eleven import rollout_action as goes_to_eleven_rollout
+from parlour.baselines.lady_alice import LadyAliceExpert, LadyAliceHeuristic
 from parlour.baselines.search import DeterminizedSearch
 from parlour.baselines.six_suspects import SixSuspectsExpert, SixSuspectsHeuristic, SixSuspectsOracle
 
@@ -26,6 +27,8 @@ BOTS: dict[str, type[Policy]] = {
         SixSuspectsOracle,
         GoesToElevenHeuristic,
         GoesToElevenExpert,
+        LadyAliceHeuristic,
+        LadyAliceExpert,
         DeterminizedSearch,
     )
 }

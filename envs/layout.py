@@ -37,6 +37,7 @@ class Layout:
 
     fields: tuple[Field, ...]
     slices: dict[str, slice] = field(init=False, repr=False, compare=False)
+    by_name: dict[str, Field] = field(init=False, repr=False, compare=False)
     size: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -48,20 +49,18 @@ class Layout:
             slices[f.name] = slice(start, start + f.size)
             start += f.size
         object.__setattr__(self, "slices", slices)
+        object.__setattr__(self, "by_name", {f.name: f for f in self.fields})
         object.__setattr__(self, "size", start)
 
     def __getitem__(self, name: str) -> slice:
         return self.slices[name]
 
     def field(self, name: str) -> Field:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        raise KeyError(name)
+        return self.by_name[name]
 
     def view(self, vector: np.ndarray, name: str) -> np.ndarray:
         """A writable view of one field, in its logical shape."""
-        return vector[self.slices[name]].reshape(self.field(name).shape)
+        return vector[self.slices[name]].reshape(self.by_name[name].shape)
 
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Split a flat vector into a dict of named arrays (copies, in their logical shapes)."""
@@ -100,6 +99,17 @@ def relative_rows(src: Layout, name: str, rows: int, observer: int, n: int) -> n
             for k in range(rows)
         ]
     )
+
+
+def relative_columns(src: Layout, name: str, observer: int, n: int) -> np.ndarray:
+    """Source entries of a field whose *last* axis is the seat (one row per event, say): in each row, column ``k``
+    is the seat ``k`` places left of ``observer`` (columns past the player count read the constant zero)."""
+    shape = src.field(name).shape
+    seats = shape[-1]
+    start, zero = src[name].start, src["zero"].start
+    columns = np.array([(observer + k) % n if k < n else -1 for k in range(seats)])
+    rows = np.arange(src.field(name).size // seats)[:, None] * seats + start
+    return np.where(columns >= 0, rows + columns, zero).ravel()
 
 
 def one_hot_entries(src: Layout, size: int, hot: int) -> np.ndarray:

@@ -12,14 +12,14 @@ import numpy as np
 
 from parlour.envs.core import ParlourEnv, build_options, options_record
 from parlour.envs.lady_alice import rules as R
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_columns
 
 C = R.NUM_CLUES
 MAXP = R.MAX_PLAYERS
 V = len(R.COUNTER_VALUES)
 SMILES = MAXP + 1  # a verdict shows 0–5 smiles
-SUSPICION_ROW = MAXP + C + SMILES
-ACCUSATION_ROW = MAXP + R.NUM_CATEGORIES + C + SMILES
+SUSPICION_ROW = C + SMILES
+ACCUSATION_ROW = R.NUM_CATEGORIES + C + SMILES
 #: Counters of one owner on one space, and of one value, are scaled by this (a space holds at most 5).
 COUNT_SCALE = 1.0 / MAXP
 
@@ -27,10 +27,10 @@ COUNT_SCALE = 1.0 / MAXP
 @cache
 def observation_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
     rel = "relative seat"
+    # The fields that depend on the observer come first; the rest is one block, copied as it is from the source.
     return Layout(
         (
             Field("num_players", (3,), "one-hot: 3–5 players", ("players",)),
-            Field("phase", (5,), "one-hot: suspicion, deductions, counter value, accusation, over", ("phase",)),
             Field("own_evidence", (C,), "one-hot: this player's evidence card", ("clue",)),
             Field("counters_left", (V,), "own counters not yet placed, of each value 0/1/2 ÷ 3", ("value",)),
             Field("own_counters", (C, V), "own counters on each clue, by value ÷ 3", ("clue", "value")),
@@ -47,11 +47,24 @@ def observation_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
                 "public: face-up counters by owner, clue and value ÷ 5",
                 (rel, "clue", "value"),
             ),
-            Field("covered", (C,), "public: clues covered by business cards (shown red herrings)", ("clue",)),
             Field("excluded", (MAXP,), "public: players excluded by a false accusation", (rel,)),
             Field("holder", (MAXP,), "public: one-hot seat holding the notebook this round", (rel,)),
             Field("to_act", (MAXP,), "public: one-hot seat whose decision it is", (rel,)),
             Field("passed", (MAXP,), "public: seats that have passed since the last counter was placed", (rel,)),
+            Field(
+                "suspicion_seats",
+                (max_rounds, MAXP),
+                "public history: one-hot seat that made each suspicion, in order; empty with no_notes",
+                ("round", rel),
+            ),
+            Field(
+                "accusation_seats",
+                (MAXP, MAXP),
+                "public history: one-hot seat that made each accusation, in order; empty with no_notes",
+                ("accusation", rel),
+            ),
+            Field("phase", (5,), "one-hot: suspicion, deductions, counter value, accusation, over", ("phase",)),
+            Field("covered", (C,), "public: clues covered by business cards (shown red herrings)", ("clue",)),
             Field(
                 "partial", (C,), "public: the clues chosen so far of the suspicion or accusation being made", ("clue",)
             ),
@@ -67,15 +80,15 @@ def observation_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
             Field(
                 "suspicions",
                 (max_rounds, SUSPICION_ROW),
-                "public history, one row per suspicion in order: one-hot relative seat (5), the four clues (32), "
-                "one-hot smiles (6); empty with no_notes",
+                "public history, one row per suspicion in order: the four clues (32), one-hot smiles (6); empty "
+                "with no_notes",
                 ("round", "entry"),
             ),
             Field(
                 "accusations",
                 (MAXP, ACCUSATION_ROW),
-                "public history, one row per accusation in order: one-hot relative seat (5), one-hot category "
-                "left out (4; three players), the clues (32), one-hot smiles (6); empty with no_notes",
+                "public history, one row per accusation in order: one-hot category left out (4; three players), "
+                "the clues (32), one-hot smiles (6); empty with no_notes",
                 ("accusation", "entry"),
             ),
             Field("rounds", (1,), "public: suspicions made ÷ max_rounds"),
@@ -83,6 +96,8 @@ def observation_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
     )
 
 
+#: The first field of the observation's block that is the same for every observer.
+FIRST_PUBLIC = "phase"
 _PUBLIC_SEAT_FIELDS = ("face_down", "revealed", "excluded", "holder", "to_act", "passed")
 _PRIVATE_FIELDS = ("own_evidence", "counters_left", "own_counters")
 
@@ -118,21 +133,11 @@ def state_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
 
 
 def _gather_index(max_rounds: int, observer: int, n: int) -> np.ndarray:
-    src = source_layout(max_rounds)
-    obs = observation_layout(max_rounds)
-
-    def history(name: str, rows: int, width: int) -> np.ndarray:
-        # Each row starts with a one-hot absolute seat: rotate it to the observer's view.
-        start = src[name].start
-        parts = []
-        for r in range(rows):
-            base = start + r * width
-            parts.append(np.array([base + (observer + k) % n if k < n else src["zero"].start for k in range(MAXP)]))
-            parts.append(np.arange(base + MAXP, base + width))
-        return np.concatenate(parts)
-
+    """The source entries of ``observer``'s observation up to the public block (which is copied as a whole)."""
+    src, obs = source_layout(max_rounds), observation_layout(max_rounds)
+    head = Layout(tuple(f for f in obs.fields[: [f.name for f in obs.fields].index(FIRST_PUBLIC)]))
     return gather_index(
-        obs,
+        head,
         src,
         observer,
         n,
@@ -140,8 +145,8 @@ def _gather_index(max_rounds: int, observer: int, n: int) -> np.ndarray:
         private={name: name for name in _PRIVATE_FIELDS},
         special={
             "num_players": one_hot_entries(src, 3, n - R.MIN_PLAYERS),
-            "suspicions": history("suspicions", max_rounds, SUSPICION_ROW),
-            "accusations": history("accusations", MAXP, ACCUSATION_ROW),
+            "suspicion_seats": relative_columns(src, "suspicion_seats", observer, n),
+            "accusation_seats": relative_columns(src, "accusation_seats", observer, n),
         },
     )
 
@@ -189,7 +194,14 @@ class LadyAliceEnv(ParlourEnv[R.LadyAliceState]):
         n = self.num_players
         self._src_layout = source_layout(self.max_rounds)
         self._gather = [_gather_index(self.max_rounds, o, n) for o in range(n)]
+        # The observation's public block lies in the same order at the end of the source.
+        first = self._src_layout[FIRST_PUBLIC].start
+        self._public_block = slice(first, self._src_layout.size)
+        self._obs_size = self.observation_layout.size
+        assert self._obs_size - len(self._gather[0]) == self._src_layout.size - first
         self._src = np.zeros(self._src_layout.size, np.float32)
+        self._i = {f.name: self._src_layout[f.name].start for f in self._src_layout.fields}
+        self._shown: dict[str, Any] = {}
 
     # ------------------------------------------------------------------------------------------ rules
     def _deal(self, rng: np.random.Generator) -> R.LadyAliceState:
@@ -275,16 +287,17 @@ class LadyAliceEnv(ParlourEnv[R.LadyAliceState]):
         if self.rules_options.no_notes:
             return
         hist_s, hist_a = lay.view(v, "suspicions"), lay.view(v, "accusations")
+        seats_s, seats_a = lay.view(v, "suspicion_seats"), lay.view(v, "accusation_seats")
         for i, r in enumerate(suspicions):
-            hist_s[i, row[r.seat]] = 1
-            hist_s[i, MAXP + np.array(r.clues)] = 1
-            hist_s[i, MAXP + C + r.smiles] = 1
+            seats_s[i, row[r.seat]] = 1
+            hist_s[i, np.array(r.clues)] = 1
+            hist_s[i, C + r.smiles] = 1
         for i, r in enumerate(x for x in g.history if x.accusation):
-            hist_a[i, row[r.seat]] = 1
+            seats_a[i, row[r.seat]] = 1
             if r.missing >= 0:
-                hist_a[i, MAXP + r.missing] = 1
-            hist_a[i, MAXP + R.NUM_CATEGORIES + np.array(r.clues)] = 1
-            hist_a[i, MAXP + R.NUM_CATEGORIES + C + r.smiles] = 1
+                hist_a[i, r.missing] = 1
+            hist_a[i, R.NUM_CATEGORIES + np.array(r.clues)] = 1
+            hist_a[i, R.NUM_CATEGORIES + C + r.smiles] = 1
 
     def _encode_observation(self, seat: int) -> np.ndarray:
         g = self.game
@@ -299,53 +312,124 @@ class LadyAliceEnv(ParlourEnv[R.LadyAliceState]):
         v[:] = 0
         v[lay["one"].start] = 1
         self._write(v, lay, g, list(range(g.n)), {s: s for s in range(g.n)})
+        self._shown = self._public_now()
+
+    def _public_now(self) -> dict[str, Any]:
+        g = self.game
+        return {
+            "phase": g.phase,
+            "holder": g.holder,
+            "to_act": g.current_player,
+            "passed": set(g.passed),
+            "partial": set(g.partial),
+            "accusation_missing": g.missing,
+            "place_clue": g.place_clue,
+        }
 
     def _apply(self, action: int) -> list[float] | None:
-        # The game moves a little at a time; rewriting the whole source costs ~50 µs, so only what an action
-        # can change is rewritten (the fuzz checks the result against the from-scratch encoder every step).
-        g, v, lay = self.game, self._src, self._src_layout
-        seat, phase, history, clue = g.current, g.phase, len(g.history), g.place_clue
+        # The game moves a little at a time: only what an action can change is rewritten (the fuzz checks the
+        # result against the from-scratch encoder at every step).
+        g, v, i = self.game, self._src, self._i
+        seat, phase, records, clue = g.current, g.phase, len(g.history), g.place_clue
         rewards = g.apply(action)
+        shown = self._shown
+        # The commonest steps first: the next clue of a suspicion or accusation, the clue of a counter.
+        if phase == g.phase and phase in (R.SUSPECT, R.ACCUSE_PHASE) and len(g.history) == records:
+            if action < C:
+                v[i["partial"] + action] = 1
+                shown["partial"].add(action)
+            elif action >= R.MISSING_BASE:
+                v[i["accusation_missing"] + g.missing] = 1
+                shown["accusation_missing"] = g.missing
+            return rewards
+        if phase == R.DEDUCE and g.phase == R.PLACE:
+            v[i["phase"] + R.DEDUCE] = 0
+            v[i["phase"] + R.PLACE] = 1
+            v[i["place_clue"] + action] = 1
+            shown["phase"], shown["place_clue"] = R.PLACE, action
+            return rewards
+        if g.phase == R.OVER:
+            self._on_new_state()  # once a game: the end shows everything at once
+            return rewards
         if phase == R.PLACE:
             self._write_space(clue, seat)
-        if len(g.history) != history or g.phase == R.OVER:
-            # A verdict (suspicion or accusation), or the end: rebuild the public fields it touches.
-            self._on_new_state()
-            return rewards
-        for name in ("phase", "holder", "to_act", "passed", "partial", "accusation_missing", "place_clue"):
-            v[lay[name]] = 0
-        v[lay["phase"].start + g.phase] = 1
-        v[lay["holder"].start + g.holder] = 1
-        v[lay["to_act"].start + g.current] = 1
-        for s in g.passed:
-            v[lay["passed"].start + s] = 1
-        for c in g.partial:
-            v[lay["partial"].start + c] = 1
-        if g.missing >= 0:
-            v[lay["accusation_missing"].start + g.missing] = 1
-        if g.place_clue >= 0:
-            v[lay["place_clue"].start + g.place_clue] = 1
+        if len(g.history) != records:
+            self._write_record()
+        now = self._public_now()
+        for name in ("phase", "holder", "to_act", "accusation_missing", "place_clue"):
+            was, new = shown[name], now[name]
+            if was != new:
+                if was >= 0:
+                    v[i[name] + was] = 0
+                if new >= 0:
+                    v[i[name] + new] = 1
+        for name in ("passed", "partial"):
+            was, new = shown[name], now[name]
+            for x in was - new:
+                v[i[name] + x] = 0
+            for x in new - was:
+                v[i[name] + x] = 1
+        self._shown = now
         return rewards
+
+    def _write_record(self) -> None:
+        """A verdict was given: write its history row and what it changed (covered clues, the previous
+        suspicion, the round count, an exclusion)."""
+        g, v, i = self.game, self._src, self._i
+        record = g.history[-1]
+        if record.accusation:
+            k = sum(r.accusation for r in g.history) - 1
+            v[i["excluded"] + record.seat] = float(g.excluded[record.seat])
+            if not self.rules_options.no_notes:
+                v[i["accusation_seats"] + k * MAXP + record.seat] = 1
+                base = i["accusations"] + k * ACCUSATION_ROW
+                if record.missing >= 0:
+                    v[base + record.missing] = 1
+                v[base + R.NUM_CATEGORIES + np.array(record.clues)] = 1
+                v[base + R.NUM_CATEGORIES + C + record.smiles] = 1
+            return
+        k = g.rounds - 1
+        v[i["rounds"]] = g.rounds / self.max_rounds
+        v[i["previous"] : i["previous"] + C] = 0
+        v[i["previous"] + np.array(record.clues)] = 1
+        v[i["previous_smiles"] : i["previous_smiles"] + SMILES] = 0
+        v[i["previous_smiles"] + record.smiles] = 1
+        if record.smiles == 0:
+            v[i["covered"] + np.array(record.clues)] = 1
+        if not self.rules_options.no_notes:
+            v[i["suspicion_seats"] + k * MAXP + record.seat] = 1
+            base = i["suspicions"] + k * SUSPICION_ROW
+            v[base + np.array(record.clues)] = 1
+            v[base + C + record.smiles] = 1
 
     def _write_space(self, clue: int, seat: int) -> None:
         """Rewrite the counters of one space (and the placing seat's own counters)."""
-        g, lay, v = self.game, self._src_layout, self._src
-        face_down, revealed = lay.view(v, "face_down"), lay.view(v, "revealed")
-        face_down[:, clue] = 0
-        revealed[:, clue] = 0
-        own = lay.view(v, "own_counters")
-        own[seat, clue] = 0
-        for owner, value, up in g.counters[clue]:
+        g, v, i = self.game, self._src, self._i
+        space = g.counters[clue]
+        owners = {owner for owner, _, _ in space}
+        i_fd, i_rv = i["face_down"], i["revealed"]
+        for owner in owners:
+            v[i_fd + owner * C + clue] = 0
+            base = i_rv + (owner * C + clue) * V
+            v[base : base + V] = 0
+        own = i["own_counters"] + (seat * C + clue) * V
+        v[own : own + V] = 0
+        for owner, value, up in space:
             if up:
-                revealed[owner, clue, value] += COUNT_SCALE
+                v[i_rv + (owner * C + clue) * V + value] += COUNT_SCALE
             else:
-                face_down[owner, clue] += COUNT_SCALE
+                v[i_fd + owner * C + clue] += COUNT_SCALE
             if owner == seat:
-                own[seat, clue, value] += 1 / R.COUNTERS_PER_VALUE
-        lay.view(v, "counters_left")[seat] = np.array(g.left[seat]) / R.COUNTERS_PER_VALUE
+                v[own + value] += 1 / R.COUNTERS_PER_VALUE
+        left = i["counters_left"] + seat * V
+        v[left : left + V] = np.array(g.left[seat]) / R.COUNTERS_PER_VALUE
 
     def _observation(self, seat: int) -> np.ndarray:
-        return self._src[self._gather[seat]]
+        out = np.empty(self._obs_size, np.float32)
+        head = self._gather[seat]
+        out[: len(head)] = self._src[head]
+        out[len(head) :] = self._src[self._public_block]
+        return out
 
     def _encode_state(self) -> np.ndarray:
         g = self.game
@@ -353,7 +437,8 @@ class LadyAliceEnv(ParlourEnv[R.LadyAliceState]):
         v = np.zeros(lay.size, np.float32)
         v[lay["num_players"].start + g.n - R.MIN_PLAYERS] = 1
         src = self._src[2:]  # the source without its constants: the state's next fields, in the same order
-        v[lay["phase"].start : lay["phase"].start + src.size] = src
+        first = lay[lay.fields[1].name].start
+        v[first : first + src.size] = src
         v[lay["solution"].start + np.array(g.solution)] = 1
         if g.special >= 0:
             v[lay["special"].start + g.special] = 1

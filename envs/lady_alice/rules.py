@@ -192,6 +192,8 @@ class LadyAliceState:
     counters: list[list[list[int]]] = field(default_factory=list)  # per clue: [owner, value, revealed]
     left: list[list[int]] = field(default_factory=list)  # per seat, counters left of each value
     covered: list[bool] = field(default_factory=list)
+    #: Per clue, 1 while a counter may go there (not covered, not full); the Deductions mask's first bytes.
+    open: bytearray = field(default_factory=lambda: bytearray(b"\x01" * NUM_CLUES))
     excluded: list[bool] = field(default_factory=list)
     phase: int = SUSPECT
     holder: int = 0  # who holds the notebook this round
@@ -226,6 +228,7 @@ class LadyAliceState:
         new.counters = [[e[:] for e in space] for space in self.counters]
         new.left = [x[:] for x in self.left]
         new.covered = self.covered[:]
+        new.open = self.open[:]
         new.excluded = self.excluded[:]
         new.partial = self.partial[:]
         new.history = self.history[:]  # records are never changed once made
@@ -250,9 +253,15 @@ class LadyAliceState:
     def _suspicion_options(self) -> list[int]:
         """Clues of the next category that leave a legal suspicion possible: not the previous suspicion, not
         made only of covered clues."""
-        k = len(self.partial)
+        partial, prev, covered = self.partial, self.previous, self.covered
+        k = len(partial)
         cat_clues = range(k * PER_CATEGORY, (k + 1) * PER_CATEGORY)
-        return [c for c in cat_clues if self._feasible([*self.partial, c])]
+        if any(not covered[c] for c in partial):
+            # Already not all covered: only the previous suspicion's last clue can be ruled out.
+            if k == NUM_CATEGORIES - 1 and prev is not None and tuple(partial) == prev[:k]:
+                return [c for c in cat_clues if c != prev[k]]
+            return list(cat_clues)
+        return [c for c in cat_clues if self._feasible([*partial, c])]
 
     def _feasible(self, prefix: list[int]) -> bool:
         covered, prev = self.covered, self.previous
@@ -296,10 +305,28 @@ class LadyAliceState:
         return cats[len(self.partial)]
 
     def legal_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        mask[self.legal_actions()] = 1
-        mask.flags.writeable = False
-        return mask
+        # Shared read-only masks where the choice is fixed; the Deductions mask from the open spaces' bytes.
+        phase = self.phase
+        if phase == DEDUCE:
+            if sum(self.left[self.current]):
+                return np.frombuffer(bytes(self.open) + _DEDUCE_TAIL, np.int8)
+            return _MASKS["deduce, no counters"]
+        if phase == PLACE:
+            left = self.left[self.current]
+            return _PLACE_MASKS[(left[0] > 0, left[1] > 0, left[2] > 0)]
+        if phase == ACCUSE_PHASE:
+            if self.n == 3 and self.missing < 0:
+                return _MASKS["missing"]
+            return _CATEGORY_MASKS[self._accusation_category()]
+        if phase == SUSPECT:
+            options = self._suspicion_options()
+            if len(options) == PER_CATEGORY:
+                return _CATEGORY_MASKS[len(self.partial)]
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+            mask[options] = 1
+            mask.flags.writeable = False
+            return mask
+        return _MASKS["none"]
 
     # ------------------------------------------------------------------------------------------ moves
     def apply(self, action: int) -> list[float] | None:
@@ -342,6 +369,8 @@ class LadyAliceState:
             entry[2] = 1  # counters already there are turned face up
         space.append([seat, value, 0])
         self.left[seat][value] -= 1
+        if len(space) >= self.n:
+            self.open[clue] = 0
 
     def verdict(self, clues: tuple[int, ...]) -> int:
         """The number of smiling folders: evidence cards among ``clues``."""
@@ -354,6 +383,7 @@ class LadyAliceState:
         if smiles == 0:
             for c in clues:
                 self.covered[c] = True  # business cards on the four red herrings
+                self.open[c] = 0
         if smiles == smiles_needed(self.n):
             self.exact[self.holder] = True
         self.previous = clues
@@ -458,6 +488,28 @@ class LadyAliceState:
     # ------------------------------------------------------------------------------------------ information
     def verdicts(self) -> list[tuple[tuple[int, ...], int]]:
         return [(r.clues, r.smiles) for r in self.history]
+
+
+def _frozen(actions: list[int]) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask[actions] = 1
+    mask.flags.writeable = False
+    return mask
+
+
+_DEDUCE_TAIL = bytes(_frozen([PASS, ACCUSE])[VALUE_BASE:])
+_MASKS = {
+    "deduce, no counters": _frozen([PASS, ACCUSE]),
+    "missing": _frozen(list(range(MISSING_BASE, NUM_ACTIONS))),
+    "none": _frozen([]),
+}
+_CATEGORY_MASKS = [_frozen(list(range(k * PER_CATEGORY, (k + 1) * PER_CATEGORY))) for k in range(NUM_CATEGORIES)]
+_PLACE_MASKS = {
+    (a, b, c): _frozen([VALUE_BASE + v for v, ok in enumerate((a, b, c)) if ok])
+    for a in (False, True)
+    for b in (False, True)
+    for c in (False, True)
+}
 
 
 def deal(opts: Options, rng: np.random.Generator) -> LadyAliceState:

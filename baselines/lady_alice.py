@@ -1,0 +1,222 @@
+"""Scripted opponents for Lady Alice. Each reads only its observation (decoded through the layout).
+
+- ``lady_alice_heuristic``: rates each clue by the verdicts of the suspicions that named it (a covered clue is out,
+  a clue in a suspicion with many smiles is promising); suspects the best-rated open clue of each category; puts a
+  2 on its own evidence and 1s on well-rated clues; accuses only a suspicion whose verdict was full.
+- ``lady_alice_expert``: a logician. It keeps the exact set of solutions consistent with its own card and every
+  verdict (``parlour.envs.lady_alice.rules.consistent_solutions``; with 3 or 5 players each solution also fixes the
+  hidden category) and so knows each clue's probability. It suspects the combination whose verdict splits that
+  set best (the most expected information: the entropy of the smiles count), places counters by probability (2
+  when sure, 1 when likely), bluffs with zeros on unlikely clues, and accuses as soon as every consistent solution
+  agrees on the accusation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from parlour.baselines.base import Policy, choose_best
+from parlour.envs.lady_alice import rules as R
+from parlour.envs.lady_alice.env import observation_layout
+
+GAMES = ("lady_alice_v0",)
+C, K, P = R.NUM_CLUES, R.NUM_CATEGORIES, R.PER_CATEGORY
+
+
+@cache
+def _rounds_for_size(size: int) -> int:
+    for rounds in range(1, 1001):
+        if observation_layout(rounds).size == size:
+            return rounds
+    raise ValueError(f"an observation of {size} entries is not a lady_alice_v0 observation")
+
+
+@dataclass
+class View:
+    """What a seat sees, decoded: its card, its counters, and the public verdicts."""
+
+    n: int
+    phase: int
+    own: int
+    left: list[int]
+    own_counters: np.ndarray  # clue × value counts
+    covered: np.ndarray
+    partial: list[int]
+    place_clue: int
+    missing: int
+    previous: tuple[int, ...] | None
+    verdicts: list[tuple[tuple[int, ...], int]]
+    open_space: np.ndarray  # clues where a counter may go (not covered, not full)
+
+
+def decode(observation: np.ndarray) -> View:
+    d = observation_layout(_rounds_for_size(len(observation))).decode(observation)
+    n = int(d["num_players"].argmax()) + R.MIN_PLAYERS
+    verdicts: list[tuple[tuple[int, ...], int]] = []
+    for row in d["suspicions"]:
+        if row[C:].any():
+            verdicts.append((tuple(int(c) for c in np.flatnonzero(row[:C])), int(row[C:].argmax())))
+    for row in d["accusations"]:
+        if row[K + C :].any():
+            verdicts.append((tuple(int(c) for c in np.flatnonzero(row[K : K + C])), int(row[K + C :].argmax())))
+    count = np.rint((d["face_down"].sum(axis=0) + d["revealed"].sum(axis=(0, 2))) * R.MAX_PLAYERS)
+    covered = d["covered"] > 0
+    previous = tuple(int(c) for c in np.flatnonzero(d["previous"])) or None
+    return View(
+        n=n,
+        phase=int(d["phase"].argmax()),
+        own=int(d["own_evidence"].argmax()),
+        left=[int(round(x * R.COUNTERS_PER_VALUE)) for x in d["counters_left"]],
+        own_counters=np.rint(d["own_counters"] * R.COUNTERS_PER_VALUE).astype(int),
+        covered=covered,
+        partial=[int(c) for c in np.flatnonzero(d["partial"])],
+        place_clue=int(d["place_clue"].argmax()) if d["place_clue"].any() else -1,
+        missing=int(d["accusation_missing"].argmax()) if d["accusation_missing"].any() else -1,
+        previous=previous,
+        verdicts=verdicts,
+        open_space=~covered & (count < n),
+    )
+
+
+def _best(scores: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+    return choose_best(scores, mask, rng)
+
+
+class LadyAliceHeuristic(Policy):
+    name = "lady_alice_heuristic"
+    games = GAMES
+
+    def ratings(self, view: View) -> np.ndarray:
+        """Mean share of smiles of the suspicions naming each clue (0.5 when never named; 0 when covered)."""
+        total, seen = np.zeros(C), np.zeros(C)
+        for clues, smiles in view.verdicts:
+            for c in clues:
+                total[c] += smiles / len(clues)
+                seen[c] += 1
+        rating = np.where(seen > 0, total / np.maximum(seen, 1), 0.5)
+        rating[view.covered] = 0.0
+        rating[view.own] = 1.0
+        return rating
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        view = decode(observation)
+        rating = self.ratings(view)
+        scores = np.full(len(action_mask), -np.inf)
+        if view.phase in (R.SUSPECT, R.ACCUSE_PHASE):
+            if view.phase == R.ACCUSE_PHASE and view.n == 3 and view.missing < 0:
+                lows = [rating[k * P : (k + 1) * P].max() for k in range(K)]
+                scores[R.MISSING_BASE : R.NUM_ACTIONS] = -np.array(lows)
+            else:
+                scores[:C] = rating
+            return _best(scores, action_mask, rng)
+        if view.phase == R.PLACE:
+            clue_rating = rating[view.place_clue]
+            want = 2 if clue_rating >= 0.99 else 1 if clue_rating >= 0.5 else 0
+            scores[R.VALUE_BASE : R.PASS] = [-abs(v - want) for v in R.COUNTER_VALUES]
+            return _best(scores, action_mask, rng)
+        # Deductions: accuse a full verdict, else a counter on the own card or a promising clue, else pass.
+        need = R.smiles_needed(view.n)
+        for clues, smiles in view.verdicts:
+            if smiles == need and len(clues) == K and view.n != 3 and action_mask[R.ACCUSE]:
+                return R.ACCUSE
+        mine = view.own_counters.sum(axis=1) > 0
+        candidates = np.flatnonzero(view.open_space & ~mine & (rating >= 0.5))
+        if len(candidates) and sum(view.left[1:]) and action_mask[candidates].any():
+            scores[candidates] = rating[candidates]
+            return _best(scores, action_mask, rng)
+        return R.PASS
+
+
+def solution_probabilities(view: View) -> tuple[np.ndarray, np.ndarray]:
+    """The consistent solutions and each clue's probability of being in the solution."""
+    worlds = R.consistent_solutions(view.n, view.own, view.verdicts)
+    member = R.membership(view.n)[R.consistent_mask(view.n, view.own, view.verdicts)]
+    return worlds, member.mean(axis=0)
+
+
+class LadyAliceExpert(Policy):
+    name = "lady_alice_expert"
+    games = GAMES
+
+    #: Solutions sampled to score suspicions when more are consistent.
+    max_worlds = 1500
+    #: Chance of a bluff (a zero on an unlikely clue) on a Deductions turn with nothing better to do.
+    bluff_rate = 0.25
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        view = decode(observation)
+        worlds, prob = solution_probabilities(view)
+        scores = np.full(len(action_mask), -np.inf)
+        if view.phase == R.SUSPECT:
+            return self._suspect(view, worlds, action_mask, rng)
+        if view.phase == R.ACCUSE_PHASE:
+            target = self.accusation(view, worlds)
+            if view.n == 3 and view.missing < 0:
+                missing = target[0] if target else int(np.argmin([prob[k * P : (k + 1) * P].sum() for k in range(K)]))
+                return R.MISSING_BASE + missing
+            scores[:C] = prob
+            if target:
+                scores[list(target[1])] += 10.0
+            return _best(scores, action_mask, rng)
+        if view.phase == R.PLACE:
+            p = prob[view.place_clue]
+            want = 2 if p >= 0.95 else 1 if p >= 0.5 else 0
+            scores[R.VALUE_BASE : R.PASS] = [-abs(v - want) for v in R.COUNTER_VALUES]
+            return _best(scores, action_mask, rng)
+        # Deductions.
+        if self.accusation(view, worlds) is not None and action_mask[R.ACCUSE]:
+            return R.ACCUSE
+        mine = view.own_counters.sum(axis=1) > 0
+        placeable = view.open_space & ~mine & action_mask[:C].astype(bool)
+        if view.left[2] and (placeable & (prob >= 0.95)).any():
+            scores[:C] = np.where(placeable & (prob >= 0.95), prob, -np.inf)
+            return _best(scores, action_mask, rng)
+        if view.left[1] and (placeable & (prob >= 0.5)).any():
+            scores[:C] = np.where(placeable & (prob >= 0.5), prob, -np.inf)
+            return _best(scores, action_mask, rng)
+        if view.left[0] and (placeable & (prob <= 0.15)).any() and rng.random() < self.bluff_rate:
+            scores[:C] = np.where(placeable & (prob <= 0.15), -prob, -np.inf)
+            return _best(scores, action_mask, rng)
+        return R.PASS
+
+    def accusation(self, view: View, worlds: np.ndarray) -> tuple[int, tuple[int, ...]] | None:
+        """``(missing category, clues)`` when every consistent solution agrees on a winning accusation."""
+        member = R.membership(view.n)[R.consistent_mask(view.n, view.own, view.verdicts)]
+        if len(member) == 0:
+            return None
+        blocks = [member[:, k * P : (k + 1) * P] for k in range(K)]
+        sure = [np.flatnonzero(b.all(axis=0)) for b in blocks]  # clues in every consistent solution
+        if view.n == 3:
+            never = [k for k in range(K) if not blocks[k].any()]  # a category no consistent solution uses
+            if len(never) == 1 and all(len(sure[k]) for k in range(K) if k != never[0]):
+                missing = never[0]
+                return missing, tuple(k * P + int(sure[k][0]) for k in range(K) if k != missing)
+            return None
+        if all(len(x) for x in sure):
+            return -1, tuple(k * P + int(sure[k][0]) for k in range(K))
+        return None
+
+    def _suspect(self, view: View, worlds: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The next clue of the suspicion whose verdict is most informative, given the clues already chosen."""
+        member = R.membership(view.n)[R.consistent_mask(view.n, view.own, view.verdicts)]
+        if len(member) > self.max_worlds:
+            member = member[rng.choice(len(member), self.max_worlds, replace=False)]
+        k0 = len(view.partial)
+        base = member[:, view.partial].sum(axis=1) if view.partial else np.zeros(len(member), int)
+        # Smiles for every completion of the remaining categories: worlds × 8^(4 - k0).
+        smiles = base[:, None].astype(np.int16)
+        for k in range(k0, K):
+            block = member[:, k * P : (k + 1) * P].astype(np.int16)
+            smiles = (smiles[:, :, None] + block[:, None, :]).reshape(len(member), -1)
+        counts = np.stack([(smiles == s).sum(axis=0) for s in range(R.MAX_PLAYERS + 1)])
+        p = counts / max(1, len(member))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            entropy = -(np.where(p > 0, p * np.log(p), 0.0)).sum(axis=0)
+        # Best completion for each choice of the next clue.
+        per_next = entropy.reshape(P, -1).max(axis=1)
+        scores = np.full(len(mask), -np.inf)
+        scores[k0 * P : (k0 + 1) * P] = per_next
+        return _best(scores, mask, rng)
