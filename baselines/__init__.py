@@ -14,6 +14,8 @@ from parlour.baselines.base import Policy, RandomPolicy
 from parlour.baselines.goes_to_eleven import GoesToElevenExpert, GoesToElevenHeuristic
 from parlour.baselines.goes_to_eleven import rollout_action as goes_to_eleven_rollout
 from parlour.baselines.lady_alice import LadyAliceExpert, LadyAliceHeuristic
+from parlour.baselines.lady_alice import finish as lady_alice_finish
+from parlour.baselines.lady_alice import rollout_action as lady_alice_rollout
 from parlour.baselines.search import DeterminizedSearch
 from parlour.baselines.six_suspects import SixSuspectsExpert, SixSuspectsHeuristic, SixSuspectsOracle
 
@@ -34,11 +36,18 @@ BOTS: dict[str, type[Policy]] = {
 }
 
 search.ROLLOUT_POLICIES["goes_to_eleven_v0"] = goes_to_eleven_rollout
+search.ROLLOUT_POLICIES["lady_alice_v0"] = lady_alice_rollout
+#: Lady Alice playouts stop about a round later and are scored as at the turn cap.
+search.ROLLOUT_HORIZONS["lady_alice_v0"] = search.Horizon(steps=12, finish=lady_alice_finish)
 
 #: Folder of the shipped trained policies (``<env>_ppo.zip``, made by ``parlour baselines``).
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 #: Shipped trained policy name -> env id. Loading one needs the ``train`` extra (PyTorch, sb3-contrib).
-SHIPPED: dict[str, str] = {"six_suspects_ppo": "six_suspects_v0", "goes_to_eleven_ppo": "goes_to_eleven_v0"}
+SHIPPED: dict[str, str] = {
+    "six_suspects_ppo": "six_suspects_v0",
+    "goes_to_eleven_ppo": "goes_to_eleven_v0",
+    "lady_alice_ppo": "lady_alice_v0",
+}
 
 
 def shipped_checkpoint(env_name: str) -> str | None:

@@ -49,34 +49,43 @@ class View:
     missing: int
     previous: tuple[int, ...] | None
     verdicts: list[tuple[tuple[int, ...], int]]
+    suspicion_clues: np.ndarray  # suspicions × 4
+    suspicion_smiles: np.ndarray
     open_space: np.ndarray  # clues where a counter may go (not covered, not full)
 
 
 def decode(observation: np.ndarray) -> View:
-    d = observation_layout(_rounds_for_size(len(observation))).decode(observation)
-    n = int(d["num_players"].argmax()) + R.MIN_PLAYERS
-    verdicts: list[tuple[tuple[int, ...], int]] = []
-    for row in d["suspicions"]:
-        if row[C:].any():
-            verdicts.append((tuple(int(c) for c in np.flatnonzero(row[:C])), int(row[C:].argmax())))
-    for row in d["accusations"]:
-        if row[K + C :].any():
-            verdicts.append((tuple(int(c) for c in np.flatnonzero(row[K : K + C])), int(row[K + C :].argmax())))
-    count = np.rint((d["face_down"].sum(axis=0) + d["revealed"].sum(axis=(0, 2))) * R.MAX_PLAYERS)
-    covered = d["covered"] > 0
-    previous = tuple(int(c) for c in np.flatnonzero(d["previous"])) or None
+    lay = observation_layout(_rounds_for_size(len(observation)))
+
+    def field(name: str) -> np.ndarray:  # a view, not a copy: bots call this for every decision
+        return observation[lay.slices[name]].reshape(lay.by_name[name].shape)
+
+    n = int(field("num_players").argmax()) + R.MIN_PLAYERS
+    sus = field("suspicions")
+    sus = sus[sus[:, C:].any(axis=1)]  # the rows of suspicions made, in order
+    clues = np.nonzero(sus[:, :C])[1].reshape(len(sus), K)  # four clues a suspicion
+    smiles = sus[:, C:].argmax(axis=1)
+    verdicts = [(tuple(row), k) for row, k in zip(clues.tolist(), smiles.tolist(), strict=True)]
+    acc = field("accusations")
+    for row in acc[acc[:, K + C :].any(axis=1)]:
+        verdicts.append((tuple(np.flatnonzero(row[K : K + C]).tolist()), int(row[K + C :].argmax())))
+    count = np.rint((field("face_down").sum(axis=0) + field("revealed").sum(axis=(0, 2))) * R.MAX_PLAYERS)
+    covered = field("covered") > 0
+    partial, place, missing = field("partial"), field("place_clue"), field("accusation_missing")
     return View(
         n=n,
-        phase=int(d["phase"].argmax()),
-        own=int(d["own_evidence"].argmax()),
-        left=[int(round(x * R.COUNTERS_PER_VALUE)) for x in d["counters_left"]],
-        own_counters=np.rint(d["own_counters"] * R.COUNTERS_PER_VALUE).astype(int),
+        phase=int(field("phase").argmax()),
+        own=int(field("own_evidence").argmax()),
+        left=np.rint(field("counters_left") * R.COUNTERS_PER_VALUE).astype(int).tolist(),
+        own_counters=np.rint(field("own_counters") * R.COUNTERS_PER_VALUE).astype(int),
         covered=covered,
-        partial=[int(c) for c in np.flatnonzero(d["partial"])],
-        place_clue=int(d["place_clue"].argmax()) if d["place_clue"].any() else -1,
-        missing=int(d["accusation_missing"].argmax()) if d["accusation_missing"].any() else -1,
-        previous=previous,
+        partial=np.flatnonzero(partial).tolist(),
+        place_clue=int(place.argmax()) if place.any() else -1,
+        missing=int(missing.argmax()) if missing.any() else -1,
+        previous=tuple(np.flatnonzero(field("previous")).tolist()) or None,
         verdicts=verdicts,
+        suspicion_clues=clues,
+        suspicion_smiles=smiles,
         open_space=~covered & (count < n),
     )
 
@@ -90,12 +99,10 @@ class LadyAliceHeuristic(Policy):
     games = GAMES
 
     def ratings(self, view: View) -> np.ndarray:
-        """Mean share of smiles of the suspicions naming each clue (0.5 when never named; 0 when covered)."""
-        total, seen = np.zeros(C), np.zeros(C)
-        for clues, smiles in view.verdicts:
-            for c in clues:
-                total[c] += smiles / len(clues)
-                seen[c] += 1
+        """Mean share of smiles of the suspicions naming each clue (0.5 when never named; 0 when covered; 1 for
+        the own card)."""
+        total = np.bincount(view.suspicion_clues.ravel(), np.repeat(view.suspicion_smiles / K, K), minlength=C)
+        seen = np.bincount(view.suspicion_clues.ravel(), minlength=C)
         rating = np.where(seen > 0, total / np.maximum(seen, 1), 0.5)
         rating[view.covered] = 0.0
         rating[view.own] = 1.0
@@ -220,3 +227,26 @@ class LadyAliceExpert(Policy):
         scores = np.full(len(mask), -np.inf)
         scores[k0 * P : (k0 + 1) * P] = per_next
         return _best(scores, mask, rng)
+
+
+#: In the search bot's playouts: pass this often on a Deductions turn (else put a random counter down).
+PLAYOUT_PASS = 0.8
+
+
+def rollout_action(state: R.LadyAliceState, u: float) -> int:
+    """A fast playout policy on the rules state (for the search bot): random suspicions, mostly passing, an
+    occasional random counter, never an accusation (a random one only gets its maker excluded)."""
+    if state.phase == R.DEDUCE:
+        if u < PLAYOUT_PASS:
+            return R.PASS
+        options = [c for c in range(C) if state.open[c]] if sum(state.left[state.current]) else []
+        if not options:
+            return R.PASS
+        return options[int((u - PLAYOUT_PASS) / (1 - PLAYOUT_PASS) * len(options))]
+    legal = state.legal_actions()
+    return legal[int(u * len(legal))]
+
+
+def finish(state: R.LadyAliceState) -> list[float] | None:
+    """Score a playout at the horizon as the turn cap would."""
+    return state.truncate()

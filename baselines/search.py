@@ -2,8 +2,10 @@
 
 For each decision it draws ``worlds`` determinisations -- copies of the game in which everything hidden from its
 seat is redrawn consistently with what the seat has seen (``env.unwrapped.resample_state``, the rules-level part
-of ``resample_hidden``) -- and in each world plays every legal action followed by ``rollouts`` random playouts to
-the end of the game on the pure rules. An action's value is the seat's summed reward (the env's own reward mode)
+of ``resample_hidden``) -- and in each world plays every legal action followed by ``rollouts`` playouts to the
+end of the game on the pure rules: random, or with the game's own quick playout policy where it registers one
+(``ROLLOUT_POLICIES``), and, for games that run long before anyone is rewarded, only to a horizon at which the
+game scores the position (``ROLLOUT_HORIZONS``). An action's value is the seat's summed reward (the env's own reward mode)
 over all playouts; the best is played. Every action of a (world, playout) pair is played out with the same random
 numbers (common random numbers), so the comparison between actions is not drowned by the playouts' noise.
 
@@ -14,7 +16,8 @@ it plays through ``act_with_env`` (``needs_env``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,16 +42,40 @@ def random_rollout(state: RulesState, u: float) -> int:
 ROLLOUT_POLICIES: dict[str, RolloutPolicy] = {}
 
 
+@dataclass(frozen=True)
+class Horizon:
+    """A game whose playouts stop after ``steps`` and are then scored by ``finish(state)`` (per-seat rewards):
+    for games that can run long before anybody is rewarded."""
+
+    steps: int
+    finish: Callable[[Any], Sequence[float] | None]
+
+
+#: Env id -> where that game's informed playouts stop and how they are scored.
+ROLLOUT_HORIZONS: dict[str, Horizon] = {}
+
+
 def playout(
-    state: RulesState, seat: int, rng: np.random.Generator, max_steps: int, policy: RolloutPolicy = random_rollout
+    state: RulesState,
+    seat: int,
+    rng: np.random.Generator,
+    max_steps: int,
+    policy: RolloutPolicy = random_rollout,
+    horizon: Horizon | None = None,
 ) -> float:
-    """Play ``policy`` for every seat on ``state`` (mutated) to the end; the reward ``seat`` collects."""
+    """Play ``policy`` for every seat on ``state`` (mutated) to the end, or to the horizon, where the game's
+    ``finish`` scores it; the reward ``seat`` collects."""
     total = 0.0
-    uniform = rng.random(max_steps)
-    for step in range(max_steps):
+    steps = max_steps if horizon is None else min(max_steps, horizon.steps)
+    uniform = rng.random(steps)
+    for step in range(steps):
         if state.current_player < 0:
-            break
+            return total
         deltas = state.apply(policy(state, float(uniform[step])))
+        if deltas is not None:
+            total += deltas[seat]
+    if horizon is not None and state.current_player >= 0:
+        deltas = horizon.finish(state)
         if deltas is not None:
             total += deltas[seat]
     return total
@@ -80,7 +107,9 @@ class DeterminizedSearch(Policy):
         base = env.unwrapped
         legal = np.flatnonzero(base.observe(agent)["action_mask"])
         seat = base.possible_agents.index(agent)
-        policy = ROLLOUT_POLICIES.get(base.metadata["name"], random_rollout) if self.informed else random_rollout
+        name = base.metadata["name"]
+        policy = ROLLOUT_POLICIES.get(name, random_rollout) if self.informed else random_rollout
+        horizon = ROLLOUT_HORIZONS.get(name) if self.informed else None
         totals = np.zeros(len(legal))
         for _ in range(self.worlds):
             world = base.resample_state(agent, rng)
@@ -91,7 +120,10 @@ class DeterminizedSearch(Policy):
                     deltas = state.apply(int(action))
                     value = 0.0 if deltas is None else deltas[seat]
                     rng_i = np.random.default_rng(seed)
-                    totals[i] += value + playout(state, seat, rng_i, self.max_rollout_steps, policy)
+                    if state.current_player < 0:
+                        totals[i] += value
+                        continue
+                    totals[i] += value + playout(state, seat, rng_i, self.max_rollout_steps, policy, horizon)
         n = self.worlds * self.rollouts
         return {int(a): float(t) / n for a, t in zip(legal, totals, strict=True)}
 

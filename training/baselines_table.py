@@ -30,6 +30,8 @@ class BaselineSpec:
     ladder: list[str] = field(default_factory=list)
     games: int = 200
     seed_set: str = "v1"
+    #: Bots left out of the table (say why in the spec; e.g. too slow for this many games).
+    skip_bots: list[str] = field(default_factory=list)
 
 
 def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
@@ -75,7 +77,7 @@ def regenerate(games: list[str] | None, *, train_models: bool, progress: bool) -
         trained = CheckpointPolicy(target, env_name, spec.num_players, label=shipped_checkpoint(env_name) or "ppo")
         from parlour.baselines import make
 
-        bots = [make(b, env_name) for b in available(env_name) if b not in (trained.name,)]
+        bots = [make(b, env_name) for b in available(env_name) if b != trained.name and b not in spec.skip_bots]
         ladder = [make(b, env_name) for b in spec.ladder]
         report = run_evaluation(
             env_name,
@@ -91,6 +93,7 @@ def regenerate(games: list[str] | None, *, train_models: bool, progress: bool) -
         report["config"] = spec.config
         report["train_seed"] = cfg.seed
         report["trained_timesteps"] = meta.get("timesteps")
+        report["skipped_bots"] = list(spec.skip_bots)
         (CHECKPOINTS / f"{env_name}_results.json").write_text(json.dumps(report, indent=2))
     out = root / "BASELINES.md"
     out.write_text(render(CHECKPOINTS))
@@ -118,7 +121,8 @@ def render(folder: Path) -> str:
             "",
             f"{r['num_players']} players; config `{r['config']}` (training seed {r['train_seed']}, "
             f"{r['trained_timesteps']} timesteps); evaluation deal set `{r['seed_set']}`, {r['deals']} deals × "
-            f"{r['num_players']} seats = {r['deals'] * r['num_players']} games per cell; parlour {r['package_version']}.",
+            f"{r['num_players']} seats = {r['deals'] * r['num_players']} games per cell; parlour {r['package_version']}."
+            + (f" Not in the table: {', '.join(r['skipped_bots'])} (see the spec)." if r.get("skipped_bots") else ""),
             "",
             "| policy | " + " | ".join(f"vs {o}" for o in opponents) + " |",
             "|---|" + "---|" * len(opponents),

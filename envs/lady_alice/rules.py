@@ -473,6 +473,11 @@ class LadyAliceState:
             return [float(x) for x in self.scores]
         return [1.0 if s in self.winners else -1.0 for s in range(self.n)]
 
+    def truncate(self) -> list[float] | None:
+        """End the game now as the turn cap does (scored without the accusation bonus); returns the rewards."""
+        self.truncated = True
+        return self._end()
+
     def outcome(self) -> dict[str, Any]:
         return {
             "scores": list(self.scores),
