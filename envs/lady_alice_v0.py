@@ -38,24 +38,26 @@ state; seats are relative to the observer. ``env.unwrapped.observation_dict(agen
 | Index | Field | Shape | Meaning |
 |---|---|---|---|
 | 0–2 | `num_players` | 3 (players) | one-hot: 3–5 players |
-| 3–7 | `phase` | 5 (phase) | one-hot: suspicion, deductions, counter value, accusation, over |
-| 8–39 | `own_evidence` | 32 (clue) | one-hot: this player's evidence card |
-| 40–42 | `counters_left` | 3 (value) | own counters not yet placed, of each value 0/1/2 ÷ 3 |
-| 43–138 | `own_counters` | 32 (clue) × 3 (value) | own counters on each clue, by value ÷ 3 |
-| 139–298 | `face_down` | 5 (relative seat) × 32 (clue) | public: face-down counters on each clue by owner ÷ 5; seats relative to the observer (0 = self, 1 = left neighbour, …) |
-| 299–778 | `revealed` | 5 (relative seat) × 32 (clue) × 3 (value) | public: face-up counters by owner, clue and value ÷ 5 |
-| 779–810 | `covered` | 32 (clue) | public: clues covered by business cards (shown red herrings) |
-| 811–815 | `excluded` | 5 (relative seat) | public: players excluded by a false accusation |
-| 816–820 | `holder` | 5 (relative seat) | public: one-hot seat holding the notebook this round |
-| 821–825 | `to_act` | 5 (relative seat) | public: one-hot seat whose decision it is |
-| 826–830 | `passed` | 5 (relative seat) | public: seats that have passed since the last counter was placed |
-| 831–862 | `partial` | 32 (clue) | public: the clues chosen so far of the suspicion or accusation being made |
-| 863–866 | `accusation_missing` | 4 (category) | public: one-hot category a three-player accusation being made leaves out |
-| 867–898 | `place_clue` | 32 (clue) | public: one-hot clue a counter is about to be placed on |
-| 899–930 | `previous` | 32 (clue) | public: the last suspicion (it may not be repeated) |
-| 931–936 | `previous_smiles` | 6 (smiles) | public: one-hot smiles of the last suspicion's verdict |
-| 937–2656 | `suspicions` | 40 (round) × 43 (entry) | public history, one row per suspicion in order: one-hot relative seat (5), the four clues (32), one-hot smiles (6); empty with no_notes |
-| 2657–2891 | `accusations` | 5 (accusation) × 47 (entry) | public history, one row per accusation in order: one-hot relative seat (5), one-hot category left out (4; three players), the clues (32), one-hot smiles (6); empty with no_notes |
+| 3–34 | `own_evidence` | 32 (clue) | one-hot: this player's evidence card |
+| 35–37 | `counters_left` | 3 (value) | own counters not yet placed, of each value 0/1/2 ÷ 3 |
+| 38–133 | `own_counters` | 32 (clue) × 3 (value) | own counters on each clue, by value ÷ 3 |
+| 134–293 | `face_down` | 5 (relative seat) × 32 (clue) | public: face-down counters on each clue by owner ÷ 5; seats relative to the observer (0 = self, 1 = left neighbour, …) |
+| 294–773 | `revealed` | 5 (relative seat) × 32 (clue) × 3 (value) | public: face-up counters by owner, clue and value ÷ 5 |
+| 774–778 | `excluded` | 5 (relative seat) | public: players excluded by a false accusation |
+| 779–783 | `holder` | 5 (relative seat) | public: one-hot seat holding the notebook this round |
+| 784–788 | `to_act` | 5 (relative seat) | public: one-hot seat whose decision it is |
+| 789–793 | `passed` | 5 (relative seat) | public: seats that have passed since the last counter was placed |
+| 794–993 | `suspicion_seats` | 40 (round) × 5 (relative seat) | public history: one-hot seat that made each suspicion, in order; empty with no_notes |
+| 994–1018 | `accusation_seats` | 5 (accusation) × 5 (relative seat) | public history: one-hot seat that made each accusation, in order; empty with no_notes |
+| 1019–1023 | `phase` | 5 (phase) | one-hot: suspicion, deductions, counter value, accusation, over |
+| 1024–1055 | `covered` | 32 (clue) | public: clues covered by business cards (shown red herrings) |
+| 1056–1087 | `partial` | 32 (clue) | public: the clues chosen so far of the suspicion or accusation being made |
+| 1088–1091 | `accusation_missing` | 4 (category) | public: one-hot category a three-player accusation being made leaves out |
+| 1092–1123 | `place_clue` | 32 (clue) | public: one-hot clue a counter is about to be placed on |
+| 1124–1155 | `previous` | 32 (clue) | public: the last suspicion (it may not be repeated) |
+| 1156–1161 | `previous_smiles` | 6 (smiles) | public: one-hot smiles of the last suspicion's verdict |
+| 1162–2681 | `suspicions` | 40 (round) × 38 (entry) | public history, one row per suspicion in order: the four clues (32), one-hot smiles (6); empty with no_notes |
+| 2682–2891 | `accusations` | 5 (accusation) × 42 (entry) | public history, one row per accusation in order: one-hot category left out (4; three players), the clues (32), one-hot smiles (6); empty with no_notes |
 | 2892–2892 | `rounds` | 1 | public: suspicions made ÷ max_rounds |
 | | total | 2893 | |
 

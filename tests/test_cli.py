@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from parlour.envs import ENVIRONMENTS
 from parlour.training.cli import main
 
 
@@ -38,7 +39,7 @@ def test_match_prints_a_results_table(capsys: pytest.CaptureFixture[str], tmp_pa
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["match", "chess_v0"], "unknown environment 'chess_v0'; available: ['goes_to_eleven_v0', 'six_suspects_v0']"),
+        (["match", "chess_v0"], f"unknown environment 'chess_v0'; available: {sorted(ENVIRONMENTS)}"),
         (
             ["match", "--bots", "random,genius"],
             "unknown bot(s) ['genius'] for six_suspects_v0; available: ['random'",

@@ -76,7 +76,8 @@ def test_suspicion_verdict_counts_smiles_and_zero_covers_the_four_clues() -> Non
     g = env.unwrapped.game
     assert g.history[-1].smiles == 2 and not any(g.covered)
     obs = env.unwrapped.observation_dict("player_0")
-    assert obs["previous_smiles"].argmax() == 2 and obs["suspicions"][0, R.MAX_PLAYERS + R.NUM_CLUES + 2] == 1
+    assert obs["previous_smiles"].argmax() == 2 and obs["suspicions"][0, R.NUM_CLUES + 2] == 1
+    assert obs["suspicion_seats"][0, 3] == 1, "Audrey, three seats to the left of Helen"
     # Everybody passes; the notebook goes to Helen, who suspects four red herrings.
     for _ in range(4):
         env.step(R.PASS)
