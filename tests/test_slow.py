@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from parlour.baselines.match import run_match
-from parlour.envs import checks, goes_to_eleven_v0, six_suspects_v0
+from parlour.envs import checks, goes_to_eleven_v0, lady_alice_v0, six_suspects_v0
 
 pytestmark = pytest.mark.slow
 
@@ -55,3 +55,24 @@ def test_goes_to_eleven_ladder_with_search() -> None:
     for better in ("goes_to_eleven_expert", "search"):
         assert rows[better]["win_ci"][0] > rows["goes_to_eleven_heuristic"]["win_ci"][1], (better, rows)
     assert rows["goes_to_eleven_heuristic"]["win_ci"][0] > rows["random"]["win_ci"][1], rows
+
+
+@pytest.mark.parametrize("variant", [{}, {"no_notes": True}])
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_lady_alice_long_audit_and_fuzz(n: int, variant: dict[str, bool]) -> None:
+    def factory() -> lady_alice_v0.raw_env:
+        return lady_alice_v0.env(num_players=n, **variant)
+
+    checks.hidden_information_audit(factory, games=3, every=3, seed=500 + n)
+    assert checks.fuzz(factory, games=150, seed=600 + n).games == 150
+
+
+def test_lady_alice_ladder_with_search() -> None:
+    rows = {
+        r["bot"]: r
+        for r in run_match(
+            "lady_alice_v0", ["random", "lady_alice_heuristic", "search"], num_players=3, games=45, seed=9
+        )
+    }
+    assert rows["search"]["win_ci"][0] > rows["random"]["win_ci"][1], rows
+    assert rows["lady_alice_heuristic"]["win_ci"][0] > rows["random"]["win_ci"][1], rows
