@@ -24,6 +24,7 @@ import numpy as np
 from parlour.baselines.base import Policy, choose_best
 from parlour.envs.goes_to_eleven import rules as R
 from parlour.envs.goes_to_eleven.env import observation_layout
+from parlour.envs.layout import keyword_for_size
 
 GAMES = ("goes_to_eleven_v0",)
 K = R.NUM_KINDS
@@ -31,10 +32,7 @@ K = R.NUM_KINDS
 
 @cache
 def _piles_for_size(size: int) -> int:
-    for mp in range(1, R.MAX_PILES_LIMIT + 1):
-        if observation_layout(mp).size == size:
-            return mp
-    raise ValueError(f"an observation of {size} entries is not a goes_to_eleven_v0 observation")
+    return keyword_for_size(observation_layout, size, range(1, R.MAX_PILES_LIMIT + 1), GAMES[0])
 
 
 @dataclass

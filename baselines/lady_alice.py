@@ -21,6 +21,7 @@ import numpy as np
 from parlour.baselines.base import Policy, choose_best
 from parlour.envs.lady_alice import rules as R
 from parlour.envs.lady_alice.env import observation_layout
+from parlour.envs.layout import keyword_for_size
 
 GAMES = ("lady_alice_v0",)
 C, K, P = R.NUM_CLUES, R.NUM_CATEGORIES, R.PER_CATEGORY
@@ -28,10 +29,14 @@ C, K, P = R.NUM_CLUES, R.NUM_CATEGORIES, R.PER_CATEGORY
 
 @cache
 def _rounds_for_size(size: int) -> int:
-    for rounds in range(1, 1001):
-        if observation_layout(rounds).size == size:
-            return rounds
-    raise ValueError(f"an observation of {size} entries is not a lady_alice_v0 observation")
+    return keyword_for_size(observation_layout, size, range(1, 1001), GAMES[0])
+
+
+def value_scores(p: float, sure: float) -> list[float]:
+    """Scores of the counter values 0, 1, 2 for a clue of probability ``p``: 2 when at least ``sure``, 1 when
+    likelier than not, else a zero (a decoy)."""
+    want = 2 if p >= sure else 1 if p >= 0.5 else 0
+    return [-abs(v - want) for v in R.COUNTER_VALUES]
 
 
 @dataclass
@@ -120,9 +125,7 @@ class LadyAliceHeuristic(Policy):
                 scores[:C] = rating
             return _best(scores, action_mask, rng)
         if view.phase == R.PLACE:
-            clue_rating = rating[view.place_clue]
-            want = 2 if clue_rating >= 0.99 else 1 if clue_rating >= 0.5 else 0
-            scores[R.VALUE_BASE : R.PASS] = [-abs(v - want) for v in R.COUNTER_VALUES]
+            scores[R.VALUE_BASE : R.PASS] = value_scores(rating[view.place_clue], sure=0.99)
             return _best(scores, action_mask, rng)
         # Deductions: accuse a full verdict, else a counter on the own card or a promising clue, else pass.
         need = R.smiles_needed(view.n)
@@ -169,9 +172,7 @@ class LadyAliceExpert(Policy):
                 scores[list(target[1])] += 10.0
             return _best(scores, action_mask, rng)
         if view.phase == R.PLACE:
-            p = prob[view.place_clue]
-            want = 2 if p >= 0.95 else 1 if p >= 0.5 else 0
-            scores[R.VALUE_BASE : R.PASS] = [-abs(v - want) for v in R.COUNTER_VALUES]
+            scores[R.VALUE_BASE : R.PASS] = value_scores(prob[view.place_clue], sure=0.95)
             return _best(scores, action_mask, rng)
         # Deductions.
         if self.accusation(view, worlds) is not None and action_mask[R.ACCUSE]:

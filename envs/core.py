@@ -120,6 +120,11 @@ def options_record(options: Any) -> dict[str, Any]:
     }
 
 
+def env_metadata(name: str) -> dict[str, Any]:
+    """PettingZoo metadata of a Parlour env: text rendering, AEC only."""
+    return {"render_modes": ["ansi"], "name": name, "is_parallelizable": False}
+
+
 # ----------------------------------------------------------------------------------------------- driver
 class ParlourEnv(AECEnv, ABC, Generic[S]):
     """Generic AEC driver. Subclasses set the class attributes and implement the abstract hooks."""
@@ -470,3 +475,47 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
 
     def __str__(self) -> str:
         return f"{self.metadata['name']}({self.num_players} players)"
+
+
+class GameEnv(ParlourEnv[S]):
+    """A :class:`ParlourEnv` whose rules take keywords: the one constructor every game shares.
+
+    ``env(num_players=…, render_mode=…, illegal_action=…, illegal_reward=…, max_turns=…, **rule_options)``: the
+    rule keywords are validated into ``options_class`` (``self.rules_options``; unknown ones are refused with the
+    allowed ones listed). A game sets ``options_class`` and ``default_players``, and may override
+    :meth:`_configure` (before the spaces are made: per-keyword layouts or action counts) and :meth:`_setup`
+    (after the driver is ready: its encoders).
+    """
+
+    options_class: ClassVar[Callable[..., Any]]
+    default_players: ClassVar[int] = 4
+
+    def __init__(
+        self,
+        num_players: int | None = None,
+        render_mode: str | None = None,
+        *,
+        illegal_action: str = ILLEGAL_RAISE,
+        illegal_reward: float = -1.0,
+        max_turns: int | None = None,
+        **rule_options: Any,
+    ) -> None:
+        n = self.default_players if num_players is None else num_players
+        game = self.metadata["name"].rsplit("_v", 1)[0]
+        self.rules_options: Any = build_options(self.options_class, game, {"num_players": n, **rule_options})
+        self._configure(self.rules_options)
+        super().__init__(
+            n,
+            render_mode,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            max_turns=max_turns,
+            options=options_record(self.rules_options),
+        )
+        self._setup()
+
+    def _configure(self, options: Any) -> None:
+        """Set per-instance ``num_actions``/layouts that depend on the rule keywords (before spaces are made)."""
+
+    def _setup(self) -> None:
+        """Build the game's encoders once the driver is initialised."""

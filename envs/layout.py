@@ -7,6 +7,7 @@ table in each environment's docs is generated from it (a test keeps the two in s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import prod
 
@@ -79,6 +80,15 @@ class Layout:
             rows.append(f"| {s.start}–{s.stop - 1} | `{f.name}` | {shape} | {f.description} |")
         rows.append(f"| | total | {self.size} | |")
         return "\n".join(rows)
+
+
+def keyword_for_size(layout_of: Callable[[int], Layout], size: int, keywords: range, env: str) -> int:
+    """The keyword value (``max_piles``, ``max_rounds``, …) whose layout has ``size`` entries: lets a reader of
+    bare observation vectors decode them whatever the env's keyword."""
+    for value in keywords:
+        if layout_of(value).size == size:
+            return value
+    raise ValueError(f"an observation of {size} entries is not a {env} observation")
 
 
 # ----------------------------------------------------------------------------------------------- gathering

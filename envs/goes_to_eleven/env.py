@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from parlour.envs.core import ParlourEnv, build_options, options_record
+from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.goes_to_eleven import rules as R
 from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries
 
@@ -137,14 +137,11 @@ def _gather_index(max_piles: int, observer: int, n: int) -> np.ndarray:
     )
 
 
-class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
+class GoesToElevenEnv(GameEnv[R.ElevenState]):
     """PettingZoo AEC environment for This Game Goes to Eleven (see ``parlour.envs.goes_to_eleven_v0``)."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
-        "name": "goes_to_eleven_v0",
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = env_metadata("goes_to_eleven_v0")
+    options_class = R.Options
     env_version = 0
     min_players = R.MIN_PLAYERS
     max_players = R.MAX_PLAYERS
@@ -152,33 +149,17 @@ class GoesToElevenEnv(ParlourEnv[R.ElevenState]):
     observation_layout = observation_layout()
     state_layout = state_layout()
 
-    def __init__(
-        self,
-        num_players: int = 4,
-        render_mode: str | None = None,
-        *,
-        illegal_action: str = "raise",
-        illegal_reward: float = -1.0,
-        max_turns: int | None = None,
-        **rule_options: Any,
-    ) -> None:
-        self.rules_options: R.Options = build_options(
-            R.Options, "goes_to_eleven", {"num_players": num_players, **rule_options}
-        )
-        opts = self.rules_options
-        mp = self.max_piles = opts.max_piles
+    rules_options: R.Options
+
+    def _configure(self, options: R.Options) -> None:
         # The action space and the pile fields grow with ``max_piles``.
-        self.num_actions = opts.num_actions  # type: ignore[misc]
+        mp = self.max_piles = options.max_piles
+        self.num_actions = options.num_actions  # type: ignore[misc]
         self.observation_layout = observation_layout(mp)  # type: ignore[misc]
         self.state_layout = state_layout(mp)  # type: ignore[misc]
-        super().__init__(
-            num_players,
-            render_mode,
-            illegal_action=illegal_action,
-            illegal_reward=illegal_reward,
-            max_turns=max_turns,
-            options=options_record(opts),
-        )
+
+    def _setup(self) -> None:
+        opts, mp = self.rules_options, self.max_piles
         n = self.num_players
         deck = opts.deck
         self._deck_scale = 1.0 / sum(deck)

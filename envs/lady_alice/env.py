@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from parlour.envs.core import ParlourEnv, build_options, options_record
+from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.lady_alice import rules as R
 from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_columns
 
@@ -151,14 +151,12 @@ def _gather_index(max_rounds: int, observer: int, n: int) -> np.ndarray:
     )
 
 
-class LadyAliceEnv(ParlourEnv[R.LadyAliceState]):
+class LadyAliceEnv(GameEnv[R.LadyAliceState]):
     """PettingZoo AEC environment for Lady Alice (see ``parlour.envs.lady_alice_v0``)."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
-        "name": "lady_alice_v0",
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v0")
+    options_class = R.Options
+    default_players = R.DEFAULT_PLAYERS
     env_version = 0
     min_players = R.MIN_PLAYERS
     max_players = R.MAX_PLAYERS
@@ -166,31 +164,15 @@ class LadyAliceEnv(ParlourEnv[R.LadyAliceState]):
     observation_layout = observation_layout()
     state_layout = state_layout()
 
-    def __init__(
-        self,
-        num_players: int = R.DEFAULT_PLAYERS,
-        render_mode: str | None = None,
-        *,
-        illegal_action: str = "raise",
-        illegal_reward: float = -1.0,
-        max_turns: int | None = None,
-        **rule_options: Any,
-    ) -> None:
-        self.rules_options: R.Options = build_options(
-            R.Options, "lady_alice", {"num_players": num_players, **rule_options}
-        )
-        self.max_rounds = self.rules_options.max_rounds
+    rules_options: R.Options
+
+    def _configure(self, options: R.Options) -> None:
         # The history fields grow with ``max_rounds``.
+        self.max_rounds = options.max_rounds
         self.observation_layout = observation_layout(self.max_rounds)  # type: ignore[misc]
         self.state_layout = state_layout(self.max_rounds)  # type: ignore[misc]
-        super().__init__(
-            num_players,
-            render_mode,
-            illegal_action=illegal_action,
-            illegal_reward=illegal_reward,
-            max_turns=max_turns,
-            options=options_record(self.rules_options),
-        )
+
+    def _setup(self) -> None:
         n = self.num_players
         self._src_layout = source_layout(self.max_rounds)
         self._gather = [_gather_index(self.max_rounds, o, n) for o in range(n)]

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from parlour.envs.core import ParlourEnv, build_options, options_record
+from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_rows
 from parlour.envs.six_suspects import rules as R
 
@@ -127,14 +127,11 @@ def _gather_index(observer: int, n: int) -> np.ndarray:
     )
 
 
-class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
+class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
     """PettingZoo AEC environment for 6 Suspects (see ``parlour.envs.six_suspects_v0``)."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
-        "name": "six_suspects_v0",
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = env_metadata("six_suspects_v0")
+    options_class = R.Options
     env_version = 0
     min_players = 2
     max_players = MAX_PLAYERS
@@ -142,27 +139,9 @@ class SixSuspectsEnv(ParlourEnv[R.SixSuspectsState]):
     observation_layout = OBSERVATION_LAYOUT
     state_layout = STATE_LAYOUT
 
-    def __init__(
-        self,
-        num_players: int = 4,
-        render_mode: str | None = None,
-        *,
-        illegal_action: str = "raise",
-        illegal_reward: float = -1.0,
-        max_turns: int | None = None,
-        **rule_options: Any,
-    ) -> None:
-        self.rules_options: R.Options = build_options(
-            R.Options, "six_suspects", {"num_players": num_players, **rule_options}
-        )
-        super().__init__(
-            num_players,
-            render_mode,
-            illegal_action=illegal_action,
-            illegal_reward=illegal_reward,
-            max_turns=max_turns,
-            options=options_record(self.rules_options),
-        )
+    rules_options: R.Options
+
+    def _setup(self) -> None:
         n = self.num_players
         self._turn_scale = 1.0 / (self.rules_options.table_announcement_turns + 1)
         self._game_scale = 1.0 / self.rules_options.max_games
