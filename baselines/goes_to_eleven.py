@@ -253,9 +253,20 @@ class GoesToElevenExpert(Policy):
         return choose_best(_scores_over_legal(action_mask, score), action_mask, rng)
 
 
+#: Share of playout decisions taken uniformly at random: playouts that always follow the rule of thumb are too
+#: sure of what the others will do (measured: at a table of random bots the search won 0.25 with pure rules of
+#: thumb and 0.50 with this mix; 0.575 against heuristic bots either way).
+PLAYOUT_EXPLORE = 0.3
+
+
 def rollout_action(state: R.ElevenState, u: float) -> int:
-    """A fast playout policy on the rules state (for the search bot): make 11 when possible, give piles to the
-    player with the fewest cards, answer every Eleven it can, never spend a special card idly; else at random."""
+    """A fast playout policy on the rules state (for the search bot): mostly the rule of thumb -- make 11 when
+    possible, give piles to the player with the fewest cards, answer every Eleven it can, never spend a special
+    card idly, else at random -- and a uniformly random legal action ``PLAYOUT_EXPLORE`` of the time."""
+    if u < PLAYOUT_EXPLORE:
+        legal = state.legal_mask().nonzero()[0]
+        return int(legal[int(u / PLAYOUT_EXPLORE * len(legal))])
+    u = (u - PLAYOUT_EXPLORE) / (1 - PLAYOUT_EXPLORE)
     mp = state.opts.max_piles
     if state.phase == R.GIVE:
         me, n = state.current, state.n
