@@ -5,8 +5,11 @@ seat is redrawn consistently with what the seat has seen (``env.unwrapped.resamp
 of ``resample_hidden``) -- and in each world plays every legal action followed by ``rollouts`` playouts to the
 end of the game on the pure rules: random, or with the game's own quick playout policy where it registers one
 (``ROLLOUT_POLICIES``), and, for games that run long before anyone is rewarded, only to a horizon at which the
-game scores the position (``ROLLOUT_HORIZONS``). An action's value is the seat's summed reward (the env's own reward mode)
-over all playouts; the best is played. Every action of a (world, playout) pair is played out with the same random
+game scores the position (``ROLLOUT_HORIZONS``). An action's value is how often the seat is among the winners at
+the end of its playouts (``objective="win"``; a shared win counts, as in every win rate Parlour reports), or its
+summed reward in the env's reward mode (``objective="reward"``); the best is played. Playing to win by default keeps
+the bot the same opponent whatever reward shaping a training config chose: with Goes to Eleven's dense
+``margin`` reward as its objective it won clearly less often. Every action of a (world, playout) pair is played out with the same random
 numbers (common random numbers), so the comparison between actions is not drowned by the playouts' noise.
 
 It is not an oracle: the true hidden state reaches it only through ``resample_state``, whose output the
@@ -51,6 +54,17 @@ class Horizon:
     finish: Callable[[Any], Sequence[float] | None]
 
 
+OBJECTIVES = ("win", "reward")
+
+
+def won(state: RulesState, seat: int) -> float:
+    """1 when ``seat`` is among the winners of the finished game (a shared win counts, as in every win rate
+    Parlour reports), else 0 (also for an unfinished game)."""
+    if state.current_player >= 0:
+        return 0.0
+    return float(seat in state.outcome()["winners"])  # type: ignore[attr-defined]
+
+
 #: Env id -> where that game's informed playouts stop and how they are scored.
 ROLLOUT_HORIZONS: dict[str, Horizon] = {}
 
@@ -89,10 +103,18 @@ class DeterminizedSearch(Policy):
     needs_env = True
 
     def __init__(
-        self, worlds: int = 12, rollouts: int = 2, max_rollout_steps: int = 5000, informed: bool = True
+        self,
+        worlds: int = 12,
+        rollouts: int = 2,
+        max_rollout_steps: int = 5000,
+        informed: bool = True,
+        objective: str = "win",
     ) -> None:
         if worlds < 1 or rollouts < 1 or max_rollout_steps < 1:
             raise ValueError("search: worlds, rollouts and max_rollout_steps must be at least 1")
+        if objective not in OBJECTIVES:
+            raise ValueError(f"search: objective={objective!r} is not valid: expected one of {list(OBJECTIVES)}")
+        self.objective = objective
         self.worlds = worlds
         self.rollouts = rollouts
         self.max_rollout_steps = max_rollout_steps
@@ -103,7 +125,7 @@ class DeterminizedSearch(Policy):
         raise TypeError("search redraws hidden information through the env: call act_with_env(env, agent, rng)")
 
     def action_values(self, env: ParlourEnv[Any], agent: str, rng: np.random.Generator) -> dict[int, float]:
-        """Mean playout reward of every legal action of ``agent`` (who must be to act)."""
+        """Mean playout value (win share or reward, per ``objective``) of every legal action of ``agent``."""
         base = env.unwrapped
         legal = np.flatnonzero(base.observe(agent)["action_mask"])
         seat = base.possible_agents.index(agent)
@@ -119,11 +141,10 @@ class DeterminizedSearch(Policy):
                     state = world.clone()
                     deltas = state.apply(int(action))
                     value = 0.0 if deltas is None else deltas[seat]
-                    rng_i = np.random.default_rng(seed)
-                    if state.current_player < 0:
-                        totals[i] += value
-                        continue
-                    totals[i] += value + playout(state, seat, rng_i, self.max_rollout_steps, policy, horizon)
+                    if state.current_player >= 0:
+                        rng_i = np.random.default_rng(seed)
+                        value += playout(state, seat, rng_i, self.max_rollout_steps, policy, horizon)
+                    totals[i] += won(state, seat) if self.objective == "win" else value
         n = self.worlds * self.rollouts
         return {int(a): float(t) / n for a, t in zip(legal, totals, strict=True)}
 

@@ -122,8 +122,10 @@ def test_search_finds_the_winning_endgame_move(informed: bool) -> None:
     env.unwrapped.set_state(R.position(env.unwrapped.rules_options, hands, piles, collected=[31, 31]))
     search = DeterminizedSearch(worlds=2, rollouts=1, informed=informed)
     values = search.action_values(env, "player_0", np.random.default_rng(0))
-    assert values == {5: 1.0, 0: -1.0}, "play 6 wins, play 1 loses (the win reward)"
+    assert values == {5: 1.0, 0: 0.0}, "play 6 wins (a share of 1), play 1 loses"
     assert search.act_with_env(env, "player_0", np.random.default_rng(0)) == 5
+    by_reward = DeterminizedSearch(worlds=2, rollouts=1, informed=informed, objective="reward")
+    assert by_reward.action_values(env, "player_0", np.random.default_rng(0)) == {5: 1.0, 0: -1.0}, "±1 reward"
 
 
 def test_heuristic_and_expert_answer_an_eleven_aimed_at_them() -> None:
