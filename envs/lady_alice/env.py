@@ -330,11 +330,29 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
             v[i["place_clue"] + action] = 1
             shown["phase"], shown["place_clue"] = R.PLACE, action
             return rewards
+        if phase == R.DEDUCE and action == R.PASS and g.phase == R.DEDUCE:
+            # A pass that does not end the phase: the seat joins the passes, the next seat deduces.
+            v[i["passed"] + seat] = 1
+            v[i["to_act"] + seat] = 0
+            v[i["to_act"] + g.current] = 1
+            shown["passed"].add(seat)
+            shown["to_act"] = g.current
+            return rewards
         if g.phase == R.OVER:
             self._on_new_state()  # once a game: the end shows everything at once
             return rewards
         if phase == R.PLACE:
             self._write_space(clue, seat)
+            # The counter is down: back to the Deductions, the passes start again, the next seat deduces.
+            v[i["phase"] + R.PLACE] = 0
+            v[i["phase"] + R.DEDUCE] = 1
+            v[i["place_clue"] + clue] = 0
+            for s_ in shown["passed"]:
+                v[i["passed"] + s_] = 0
+            v[i["to_act"] + seat] = 0
+            v[i["to_act"] + g.current] = 1
+            shown.update(phase=R.DEDUCE, place_clue=-1, passed=set(), to_act=g.current)
+            return rewards
         if len(g.history) != records:
             self._write_record()
         now = self._public_now()
@@ -534,6 +552,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
             if not r.accusation and r.smiles == 0:
                 assert all(g.covered[c] for c in r.clues)
         assert len(g.active) >= 1
+        assert len(set(g.passed)) == len(g.passed) and not any(g.excluded[s] for s in g.passed)
         if g.phase != R.OVER:
             assert not g.excluded[g.current], "an excluded player neither suspects nor deduces"
         if g.phase == R.SUSPECT:

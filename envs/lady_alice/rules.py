@@ -256,7 +256,12 @@ class LadyAliceState:
         partial, prev, covered = self.partial, self.previous, self.covered
         k = len(partial)
         cat_clues = range(k * PER_CATEGORY, (k + 1) * PER_CATEGORY)
-        if any(not covered[c] for c in partial):
+        some_open = False
+        for c in partial:
+            if not covered[c]:
+                some_open = True
+                break
+        if some_open:
             # Already not all covered: only the previous suspicion's last clue can be ruled out.
             if k == NUM_CATEGORIES - 1 and prev is not None and tuple(partial) == prev[:k]:
                 return [c for c in cat_clues if c != prev[k]]
@@ -394,8 +399,9 @@ class LadyAliceState:
         self.current = self.next_active(self.holder)
 
     def _next_deducer(self) -> list[float] | None:
-        active = self.active
-        if all(s in self.passed for s in active):
+        # ``passed`` holds each player still in the game at most once (a placement empties it; an excluded
+        # accuser leaves it), so the sequence is complete when it is as long as the players still in.
+        if len(self.passed) == self.excluded.count(False):
             return self._new_round()
         self.current = self.next_active(self.current)
         return None
