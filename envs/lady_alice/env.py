@@ -552,6 +552,9 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
             if not r.accusation and r.smiles == 0:
                 assert all(g.covered[c] for c in r.clues)
         assert len(g.active) >= 1
+        for k in range(R.NUM_CATEGORIES):
+            assert g.uncovered[k] == sum(not g.covered[c] for c in range(k * R.PER_CATEGORY, (k + 1) * R.PER_CATEGORY))
+        assert list(g.open) == [int(not g.covered[c] and len(g.counters[c]) < n) for c in range(C)]
         assert len(set(g.passed)) == len(g.passed) and not any(g.excluded[s] for s in g.passed)
         if g.phase != R.OVER:
             assert not g.excluded[g.current], "an excluded player neither suspects nor deduces"

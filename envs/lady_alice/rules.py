@@ -192,6 +192,8 @@ class LadyAliceState:
     counters: list[list[list[int]]] = field(default_factory=list)  # per clue: [owner, value, revealed]
     left: list[list[int]] = field(default_factory=list)  # per seat, counters left of each value
     covered: list[bool] = field(default_factory=list)
+    #: Uncovered clues in each category.
+    uncovered: list[int] = field(default_factory=lambda: [PER_CATEGORY] * NUM_CATEGORIES)
     #: Per clue, 1 while a counter may go there (not covered, not full); the Deductions mask's first bytes.
     open: bytearray = field(default_factory=lambda: bytearray(b"\x01" * NUM_CLUES))
     excluded: list[bool] = field(default_factory=list)
@@ -229,6 +231,7 @@ class LadyAliceState:
         new.left = [x[:] for x in self.left]
         new.covered = self.covered[:]
         new.open = self.open[:]
+        new.uncovered = self.uncovered[:]
         new.excluded = self.excluded[:]
         new.partial = self.partial[:]
         new.history = self.history[:]  # records are never changed once made
@@ -256,6 +259,9 @@ class LadyAliceState:
         partial, prev, covered = self.partial, self.previous, self.covered
         k = len(partial)
         cat_clues = range(k * PER_CATEGORY, (k + 1) * PER_CATEGORY)
+        if not partial and (prev is None or sum(self.uncovered[1:]) > 1):
+            # The usual first clue: a later category has an open clue that can also differ from the last time.
+            return list(cat_clues)
         some_open = False
         for c in partial:
             if not covered[c]:
@@ -275,8 +281,7 @@ class LadyAliceState:
         any_open = any(not covered[c] for c in prefix)
         if k == NUM_CATEGORIES:
             return any_open and not same
-        rest = range(k, NUM_CATEGORIES)
-        open_rest = [sum(not covered[c * PER_CATEGORY + i] for i in range(PER_CATEGORY)) for c in rest]
+        open_rest = self.uncovered[k:]
         if any_open:
             return True  # some remaining clue can differ from the previous suspicion
         if not same or len(open_rest) >= 2:
@@ -387,6 +392,8 @@ class LadyAliceState:
         self.history.append(Record(self.holder, clues, smiles))
         if smiles == 0:
             for c in clues:
+                if not self.covered[c]:
+                    self.uncovered[category(c)] -= 1
                 self.covered[c] = True  # business cards on the four red herrings
                 self.open[c] = 0
         if smiles == smiles_needed(self.n):
