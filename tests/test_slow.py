@@ -51,7 +51,7 @@ def test_goes_to_eleven_long_audit_and_fuzz(n: int, variant: dict[str, bool]) ->
 
 def test_goes_to_eleven_ladder_with_search() -> None:
     order = ["random", "goes_to_eleven_heuristic", "goes_to_eleven_expert", "search"]
-    rows = {r["bot"]: r for r in run_match("goes_to_eleven_v0", order, num_players=4, games=240, seed=8)}
+    rows = {r["bot"]: r for r in run_match("goes_to_eleven_v0", order, num_players=4, games=480, seed=8)}
     for better in ("goes_to_eleven_expert", "search"):
         assert rows[better]["win_ci"][0] > rows["goes_to_eleven_heuristic"]["win_ci"][1], (better, rows)
     assert rows["goes_to_eleven_heuristic"]["win_ci"][0] > rows["random"]["win_ci"][1], rows
