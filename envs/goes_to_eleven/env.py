@@ -243,6 +243,16 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         lay.view(v, "draw_size")[0] = len(g.draw) * self._deck_scale
         lay.view(v, "phase")[g.phase] = 1
 
+    def _seat_fields(self, lay: Layout, v: np.ndarray, g: R.ElevenState, order: list[int]) -> None:
+        """The per-seat public fields, row ``k`` showing seat ``order[k]`` (relative or absolute seats)."""
+        n = len(order)
+        lay.view(v, "collected")[:n] = np.array(g.collected)[order] * self._deck_scale
+        lay.view(v, "hand_size")[:n] = np.array(g.hand_size)[order] * self._third
+        row = {s: k for k, s in enumerate(order)}
+        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_seat), ("pick_holder", g.pick)):
+            if who >= 0:
+                lay.view(v, name)[row[who]] = 1
+
     def _encode_observation(self, seat: int) -> np.ndarray:
         g = self.game
         n = g.n
@@ -251,12 +261,7 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         v[lay["num_players"].start + n - 2] = 1
         self._pile_fields(lay, v, g)
         lay.view(v, "hand")[:] = np.array(g.hands[seat]) * self._third
-        order = [(seat + k) % n for k in range(n)]  # relative seat k -> absolute seat
-        lay.view(v, "collected")[:n] = np.array(g.collected)[order] * self._deck_scale
-        lay.view(v, "hand_size")[:n] = np.array(g.hand_size)[order] * self._third
-        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_seat), ("pick_holder", g.pick)):
-            if who >= 0:
-                lay.view(v, name)[(who - seat) % n] = 1
+        self._seat_fields(lay, v, g, [(seat + k) % n for k in range(n)])  # relative seat k -> absolute seat
         return v
 
     def _encode_state(self) -> np.ndarray:
@@ -267,15 +272,11 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         v[lay["num_players"].start + n - 2] = 1
         self._pile_fields(lay, v, g)
         lay.view(v, "hands")[:n] = np.array(g.hands) * self._third
-        lay.view(v, "collected")[:n] = np.array(g.collected) * self._deck_scale
-        lay.view(v, "hand_size")[:n] = np.array(g.hand_size) * self._third
+        self._seat_fields(lay, v, g, list(range(n)))
         draw = np.bincount(np.array(g.draw, dtype=np.int64), minlength=K)
         lay.view(v, "draw_kinds")[:] = draw * self._kind_scale
         if g.draw:
             lay.view(v, "next_card")[g.draw[-1]] = 1
-        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_seat), ("pick_holder", g.pick)):
-            if who >= 0:
-                lay.view(v, name)[who] = 1
         return v
 
     def _on_new_state(self) -> None:
@@ -285,11 +286,7 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         v[lay["one"].start] = 1
         self._pile_fields(lay, v, g)
         lay.view(v, "hands")[: g.n] = np.array(g.hands) * self._third
-        lay.view(v, "collected")[: g.n] = np.array(g.collected) * self._deck_scale
-        lay.view(v, "hand_size")[: g.n] = np.array(g.hand_size) * self._third
-        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_seat), ("pick_holder", g.pick)):
-            if who >= 0:
-                lay.view(v, name)[who] = 1
+        self._seat_fields(lay, v, g, list(range(g.n)))
         # What the source vector shows now, to clear one-hots without a search:
         # [phase, to_act, eleven_player, pending, pick_holder, new_pile].
         self._shown = [
