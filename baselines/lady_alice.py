@@ -141,10 +141,10 @@ class LadyAliceHeuristic(Policy):
 
 
 def solution_probabilities(view: View) -> tuple[np.ndarray, np.ndarray]:
-    """The consistent solutions and each clue's probability of being in the solution."""
-    worlds = R.consistent_solutions(view.n, view.own, view.verdicts)
+    """The consistent solutions as rows of clue membership (solutions × 32) and each clue's probability of being
+    in the solution (all consistent solutions are equally likely)."""
     member = R.membership(view.n)[R.consistent_mask(view.n, view.own, view.verdicts)]
-    return worlds, member.mean(axis=0)
+    return member, member.mean(axis=0)
 
 
 class LadyAliceExpert(Policy):
@@ -158,12 +158,12 @@ class LadyAliceExpert(Policy):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         view = decode(observation)
-        worlds, prob = solution_probabilities(view)
+        member, prob = solution_probabilities(view)
         scores = np.full(len(action_mask), -np.inf)
         if view.phase == R.SUSPECT:
-            return self._suspect(view, worlds, action_mask, rng)
+            return self._suspect(view, member, action_mask, rng)
         if view.phase == R.ACCUSE_PHASE:
-            target = self.accusation(view, worlds)
+            target = self.accusation(view, member)
             if view.n == 3 and view.missing < 0:
                 missing = target[0] if target else int(np.argmin([prob[k * P : (k + 1) * P].sum() for k in range(K)]))
                 return R.MISSING_BASE + missing
@@ -175,7 +175,7 @@ class LadyAliceExpert(Policy):
             scores[R.VALUE_BASE : R.PASS] = value_scores(prob[view.place_clue], sure=0.95)
             return _best(scores, action_mask, rng)
         # Deductions.
-        if self.accusation(view, worlds) is not None and action_mask[R.ACCUSE]:
+        if self.accusation(view, member) is not None and action_mask[R.ACCUSE]:
             return R.ACCUSE
         mine = view.own_counters.sum(axis=1) > 0
         placeable = view.open_space & ~mine & action_mask[:C].astype(bool)
@@ -190,9 +190,9 @@ class LadyAliceExpert(Policy):
             return _best(scores, action_mask, rng)
         return R.PASS
 
-    def accusation(self, view: View, worlds: np.ndarray) -> tuple[int, tuple[int, ...]] | None:
-        """``(missing category, clues)`` when every consistent solution agrees on a winning accusation."""
-        member = R.membership(view.n)[R.consistent_mask(view.n, view.own, view.verdicts)]
+    def accusation(self, view: View, member: np.ndarray) -> tuple[int, tuple[int, ...]] | None:
+        """``(missing category, clues)`` when every consistent solution (rows of ``member``) agrees on a winning
+        accusation."""
         if len(member) == 0:
             return None
         blocks = [member[:, k * P : (k + 1) * P] for k in range(K)]
@@ -207,9 +207,8 @@ class LadyAliceExpert(Policy):
             return -1, tuple(k * P + int(sure[k][0]) for k in range(K))
         return None
 
-    def _suspect(self, view: View, worlds: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+    def _suspect(self, view: View, member: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         """The next clue of the suspicion whose verdict is most informative, given the clues already chosen."""
-        member = R.membership(view.n)[R.consistent_mask(view.n, view.own, view.verdicts)]
         if len(member) > self.max_worlds:
             member = member[rng.choice(len(member), self.max_worlds, replace=False)]
         k0 = len(view.partial)

@@ -269,6 +269,10 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self._start_game(int(self._seeder.integers(2**63 - 1)))
 
     def _start_game(self, game_seed: int) -> None:
+        self._begin(self._deal(np.random.default_rng(game_seed)), game_seed)
+
+    def _begin(self, game: S, game_seed: int | None) -> None:
+        """Start an episode on ``game`` (``game_seed``: the deal's seed, ``None`` for a state set up by hand)."""
         self.game_seed = game_seed
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -278,10 +282,10 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._history = []
         self._rewards_dirty = False
-        self._resampled = False
+        self._resampled = game_seed is None
         self._over = False
         self._final_outcome = None
-        self.game = self._deal(np.random.default_rng(game_seed))
+        self.game = game
         self._on_new_state()
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._mask = self.game.legal_mask()
@@ -429,13 +433,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
 
         Such an episode has no deal seed, so ``record()`` refuses it, as for ``resample_hidden`` copies.
         """
-        self._start_game(0)
-        self.game_seed = None
-        self._resampled = True
-        self.game = game
-        self._on_new_state()
-        self.agent_selection = self.possible_agents[game.current_player]
-        self._mask = game.legal_mask()
+        self._begin(game, None)
 
     def resample_state(self, agent: str, rng: np.random.Generator) -> S:
         """The rules state of :meth:`resample_hidden` alone (no copy of the env): cheap determinisation for search."""

@@ -304,18 +304,7 @@ class ElevenState:
         seat = self.current
         self.turns += 1
         self.new_pile = False
-        # The card leaves the hand and the player draws back up (inlined _take_from_hand: the hot path).
-        hand = self.hands[seat]
-        hand[kind] -= 1
-        if not hand[kind]:
-            self.hand_bits[seat] &= ~(1 << kind)
-        draw = self.draw
-        if draw:
-            card = draw.pop()
-            hand[card] += 1
-            self.hand_bits[seat] |= 1 << card
-        else:
-            self.hand_size[seat] -= 1
+        self._take_from_hand(seat, kind)
         self.played[kind] += 1
         if target == self.opts.max_piles:
             slot = self.pile_top.index(-1)  # the lowest free slot
@@ -330,14 +319,7 @@ class ElevenState:
         self.pile_top[slot] = kind
         if value < TARGET:
             self.pile_code[slot] = value * NUM_KINDS + kind
-            # The next seat with cards plays (inlined _next_turn).
-            n, sizes = self.n, self.hand_size
-            for _ in range(n):
-                seat = seat + 1 if seat + 1 < n else 0
-                if sizes[seat]:
-                    self.turn_seat = self.current = seat
-                    return None
-            return self._end()
+            return self._next_turn()
         self.pile_code[slot] = EMPTY
         self.pending = slot
         if value > TARGET:

@@ -291,24 +291,7 @@ class LadyAliceState:
         return open_rest[0] - (not covered[last]) > 0
 
     def legal_actions(self) -> list[int]:
-        phase = self.phase
-        if phase == SUSPECT:
-            return self._suspicion_options()
-        if phase == DEDUCE:
-            seat = self.current
-            out: list[int] = []
-            if sum(self.left[seat]):
-                n = self.n
-                out = [c for c in range(NUM_CLUES) if not self.covered[c] and len(self.counters[c]) < n]
-            return [*out, PASS, ACCUSE]
-        if phase == PLACE:
-            return [VALUE_BASE + v for v in COUNTER_VALUES if self.left[self.current][v]]
-        if phase == ACCUSE_PHASE:
-            if self.n == 3 and self.missing < 0:
-                return list(range(MISSING_BASE, NUM_ACTIONS))
-            cat = self._accusation_category()
-            return list(range(cat * PER_CATEGORY, (cat + 1) * PER_CATEGORY))
-        return []
+        return np.flatnonzero(self.legal_mask()).tolist()
 
     def _accusation_category(self) -> int:
         cats = [c for c in range(NUM_CATEGORIES) if c != self.missing]
