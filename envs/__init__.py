@@ -16,6 +16,7 @@ ENVIRONMENTS: dict[str, str] = {
     "six_suspects_v0": "parlour.envs.six_suspects_v0",
     "goes_to_eleven_v0": "parlour.envs.goes_to_eleven_v0",
     "lady_alice_v0": "parlour.envs.lady_alice_v0",
+    "elevenses_v0": "parlour.envs.elevenses_v0",
 }
 
 

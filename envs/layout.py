@@ -122,6 +122,28 @@ def relative_columns(src: Layout, name: str, observer: int, n: int) -> np.ndarra
     return np.where(columns >= 0, rows + columns, zero).ravel()
 
 
+def rotated_entries(
+    src: Layout, name: str, observer: int, n: int, axes: tuple[int, ...], seats: int, block: int | None = None
+) -> np.ndarray:
+    """Source entries of a field with several seat axes (a card's owner *and* the hand holding it, say): along
+    each axis in ``axes`` entry ``k < seats`` reads the seat ``k`` places left of ``observer`` (the constant zero
+    past the player count) and entries from ``seats`` on (Mrs Lansdowne's plate, say) stay where they are.
+    ``block``: read that seat's block of a per-seat private field (its first axis), before the axes apply."""
+    f = src.field(name)
+    index = np.arange(src[name].start, src[name].stop).reshape(f.shape)
+    if block is not None:
+        index = index[block]
+    zero = src["zero"].start
+    for axis in axes:
+        size = index.shape[axis]
+        perm = np.array([((observer + k) % n if k < n else -1) if k < seats else k for k in range(size)])
+        moved = np.take(index, np.maximum(perm, 0), axis=axis)
+        shape = [1] * index.ndim
+        shape[axis] = size
+        index = np.where((perm < 0).reshape(shape), zero, moved)
+    return index.ravel()
+
+
 def one_hot_entries(src: Layout, size: int, hot: int) -> np.ndarray:
     """Source entries of a constant one-hot block: ``one`` at ``hot``, ``zero`` elsewhere."""
     return np.where(np.arange(size) == hot, src["one"].start, src["zero"].start)

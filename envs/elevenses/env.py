@@ -1,0 +1,535 @@
+"""The Elevenses environment: encoding, decoding and drawing over the pure rules in ``rules.py``.
+
+See :mod:`parlour.envs.elevenses_v0` for the user-facing documentation.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, ClassVar
+
+import numpy as np
+
+from parlour.envs.core import GameEnv, env_metadata
+from parlour.envs.elevenses import rules as R
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, rotated_entries
+
+MAXP = R.MAX_PLAYERS
+POS = MAXP + 1  # plates / Guilt cards: five seats and Mrs Lansdowne
+K = R.NUMBERS
+G = len(R.GUESTS)
+#: Scales: plates ÷ 30 (every cube in the game), cubes moved ÷ 10 (at most 1), teaspoons ÷ 20, hand backs ÷ 3.
+PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE = 1 / 30, 0.1, 0.05, 1 / 3
+REL = "relative seat"
+OWNER = "back (relative seat)"
+PLATE = "plate (relative seat; 5 = Mrs Lansdowne)"
+
+# Observation fields: (name, shape, meaning, axis names). The fields up to ``own_chosen`` are this seat's own.
+_FIELDS: tuple[tuple[str, tuple[int, ...], str, tuple[str, ...]], ...] = (
+    ("num_players", (4,), "one-hot: 2–5 players", ("players",)),
+    ("own_guest", (G,), "one-hot: this player's Guest card", ("guest",)),
+    (
+        "known_in_hand",
+        (MAXP, K, MAXP),
+        "cards this player knows to be in a hand (its own, or seen through Ham Sandwiches, Cakes, passing, a player "
+        "left holding only the 11): card by back and number, the hand's seat",
+        (OWNER, "number", REL),
+    ),
+    (
+        "known_face_down",
+        (MAXP, R.SLOTS, K),
+        "face-down cards this player knows (it put them there, or tracked them there): one-hot number by seat and "
+        "slot (positions 2–9)",
+        (REL, "slot", "number"),
+    ),
+    (
+        "guilt_known",
+        (POS, 2),
+        "Guilt cards this player knows, where they lie now (after swaps): Not Guilty, Murderer",
+        (PLATE, "value"),
+    ),
+    (
+        "own_chosen",
+        (MAXP, K),
+        "the card this player has chosen to re-arrange or to pass, not yet moved",
+        (OWNER, "number"),
+    ),
+    ("down_backs", (MAXP, R.SLOTS, MAXP), "public: the back of each face-down card, by seat and slot", (REL, "slot", OWNER)),
+    ("hand_backs", (MAXP, MAXP), "public: cards of each back in each hand ÷ 3", (REL, OWNER)),
+    ("face_up", (MAXP, K - 1, MAXP), "public: face-up cards by seat and number (1–10), one-hot back", (REL, "number", OWNER)),
+    ("revealed_guests", (MAXP, G), "public: revealed Guest cards, one-hot by seat", (REL, "guest")),
+    ("tea", (MAXP,), "public: teaspoons of each spread (revealed guest included) ÷ 20", (REL,)),
+    ("plates", (POS,), "public: cubes on each plate ÷ 30", (PLATE,)),
+    (
+        "put",
+        (MAXP, POS),
+        "public history: cubes each player has put on each guest's plate (added, moved there, plate swaps) ÷ 10, "
+        "at most 1",
+        (REL, PLATE),
+    ),
+    (
+        "took",
+        (MAXP, POS),
+        "public history: cubes each player has taken off each guest's plate (moved away, plate swaps) ÷ 10, at "
+        "most 1",
+        (REL, PLATE),
+    ),
+    (
+        "claims",
+        (MAXP, POS, 3),
+        "public history: per looker and Guilt card (followed through swaps): looked and kept silent, said "
+        "Murderer, said Not Guilty",
+        (REL, PLATE, "claim"),
+    ),
+    ("late_cubes", (MAXP,), "public: late-suspicion cubes each player still has to place ÷ 3", (REL,)),
+    ("bowl", (1,), "public: cubes left in the Sugar Bowl ÷ 30", ()),
+    ("phase", (R.NUM_PHASES,), "public: one-hot decision under way", ("phase",)),
+    ("effect", (K,), "public: one-hot number whose special action is under way", ("number",)),
+    ("to_act", (MAXP,), "public: one-hot seat to decide", (REL,)),
+    ("turn_seat", (MAXP,), "public: one-hot seat whose turn it is", (REL,)),
+    ("elevenses_player", (MAXP,), "public: one-hot seat that played the 11", (REL,)),
+    ("passers", (MAXP,), "public: seats passing a card this round", (REL,)),
+    ("passed", (MAXP,), "public: seats that have chosen the card they pass", (REL,)),
+    ("target", (MAXP,), "public: the other player of Ham Sandwiches / Cakes", (REL,)),
+    ("first", (POS,), "public: the first plate or Guilt card chosen, or the plate a cube moves from", (PLATE,)),
+    ("looked", (POS,), "public: the Guilt card just looked at", (PLATE,)),
+    ("progress", (4,), "public: re-arrangements made ÷ 2, cubes to add ÷ 2, moves left ÷ 2, turns ÷ max_turns", ()),
+)
+_PRIVATE = ("own_guest", "known_in_hand", "known_face_down", "guilt_known", "own_chosen")
+# Seat axes of each field (observation axes; ``seats`` entries each, Mrs Lansdowne's index stays).
+_SEAT_AXES: dict[str, tuple[int, ...]] = {
+    "known_in_hand": (0, 2),
+    "known_face_down": (0,),
+    "guilt_known": (0,),
+    "own_chosen": (0,),
+    "down_backs": (0, 2),
+    "hand_backs": (0, 1),
+    "face_up": (0, 2),
+    "revealed_guests": (0,),
+    "tea": (0,),
+    "plates": (0,),
+    "put": (0, 1),
+    "took": (0, 1),
+    "claims": (0, 1),
+    "late_cubes": (0,),
+    "to_act": (0,),
+    "turn_seat": (0,),
+    "elevenses_player": (0,),
+    "passers": (0,),
+    "passed": (0,),
+    "target": (0,),
+    "first": (0,),
+    "looked": (0,),
+}
+# Source groups, each contiguous and rewritten as a whole when the rules say it changed.
+_GROUPS = {
+    "guests": ("own_guest", "revealed_guests", "tea"),
+    "guilt": ("guilt_known", "claims"),
+    "plates": ("plates", "put", "took", "late_cubes", "bowl"),
+    "turn": (
+        "phase",
+        "effect",
+        "to_act",
+        "turn_seat",
+        "elevenses_player",
+        "passers",
+        "passed",
+        "target",
+        "first",
+        "looked",
+        "own_chosen",
+        "progress",
+    ),
+}
+
+
+@cache
+def observation_layout() -> Layout:
+    return Layout(tuple(Field(name, shape, meaning, axes) for name, shape, meaning, axes in _FIELDS))
+
+
+@cache
+def source_layout() -> Layout:
+    """Cards first (written card by card), then the groups; private fields once per seat, seats absolute."""
+    obs = observation_layout()
+    order = ["known_in_hand", "known_face_down", "down_backs", "hand_backs", "face_up"]
+    for names in _GROUPS.values():
+        order += names
+    fields = [Field("zero", (1,), "constant 0"), Field("one", (1,), "constant 1")]
+    for name in order:
+        f = obs.field(name)
+        fields.append(Field(name, (MAXP, *f.shape) if name in _PRIVATE else f.shape, ""))
+    return Layout(tuple(fields))
+
+
+@cache
+def state_layout() -> Layout:
+    src = source_layout()
+    return Layout(
+        (
+            Field("num_players", (4,), "one-hot: 2–5 players"),
+            *(f for f in src.fields if f.name not in ("zero", "one")),
+            Field("guests", (MAXP, G), "one-hot: every seat's Guest card"),
+            Field("guilt", (POS,), "1 where the Guilt card is the Murderer"),
+            Field("hands", (MAXP, MAXP, K), "every hand: card by back and number"),
+            Field("face_down", (MAXP, R.SLOTS, K), "every face-down card: one-hot number by seat and slot"),
+        )
+    )
+
+
+def _gather_index(observer: int, n: int) -> np.ndarray:
+    src, obs = source_layout(), observation_layout()
+    special = {"num_players": one_hot_entries(src, 4, n - R.MIN_PLAYERS)}
+    for name, axes in _SEAT_AXES.items():
+        block = observer if name in _PRIVATE else None
+        special[name] = rotated_entries(src, name, observer, n, axes, MAXP, block)
+    return gather_index(obs, src, observer, n, private={"own_guest": "own_guest"}, special=special)
+
+
+def _plate(g: R.ElevensesState, pos: int) -> int:
+    """Source index of a rules position (Mrs Lansdowne is ``n`` in the rules, ``MAXP`` in the encoding)."""
+    return MAXP if pos == g.n else pos
+
+
+class ElevensesEnv(GameEnv[R.ElevensesState]):
+    """PettingZoo AEC environment for Elevenses: The Guilty Party (see ``parlour.envs.elevenses_v0``)."""
+
+    metadata: ClassVar[dict[str, Any]] = env_metadata("elevenses_v0")
+    options_class = R.Options
+    default_players = R.DEFAULT_PLAYERS
+    env_version = 0
+    min_players = R.MIN_PLAYERS
+    max_players = R.MAX_PLAYERS
+    num_actions = R.NUM_ACTIONS
+    observation_layout = observation_layout()
+    state_layout = state_layout()
+
+    rules_options: R.Options
+
+    def _setup(self) -> None:
+        n = self.num_players
+        lay = self._src_layout = source_layout()
+        self._gather = [_gather_index(o, n) for o in range(n)]
+        self._src = np.zeros(lay.size, np.float32)
+        self._m = memoryview(self._src)
+        self._i = {f.name: lay[f.name].start for f in lay.fields}
+        self._group_slice = {
+            name: slice(lay[names[0]].start, lay[names[-1]].stop) for name, names in _GROUPS.items()
+        }
+        for name, names in _GROUPS.items():  # each group is contiguous in the source
+            assert lay[names[0]].stop - lay[names[0]].start + sum(
+                lay[x].stop - lay[x].start for x in names[1:]
+            ) == self._group_slice[name].stop - self._group_slice[name].start
+
+    # ------------------------------------------------------------------------------------------ rules
+    def _deal(self, rng: np.random.Generator) -> R.ElevensesState:
+        return R.deal(self.rules_options, rng)
+
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.ElevensesState:
+        return R.resample(self.game, seat, rng)
+
+    # ------------------------------------------------------------------------------------------ encoding
+    def _entry(self, seat: int, card: int, where: int) -> int:
+        """The source entry saying that ``seat`` knows ``card`` is at ``where`` (-1: none, the card is face up)."""
+        if where < R.DOWN:
+            return self._i["known_in_hand"] + ((seat * MAXP + card // K) * K + card % K) * MAXP + where
+        if where < R.UP:
+            return self._i["known_face_down"] + (seat * MAXP * R.SLOTS + where - R.DOWN) * K + card % K
+        return -1
+
+    def _back(self, card: int, where: int, on: float) -> None:
+        """Write (``on`` = 1) or clear the public sight of ``card``'s back at ``where``."""
+        i, m, o = self._i, self._m, card // K
+        if where < R.DOWN:  # a count: written from the hand as it is now (exact, whatever the order of moves)
+            m[i["hand_backs"] + where * MAXP + o] = sum(d // K == o for d in self.game.hands[where]) * HAND_SCALE
+        elif where < R.UP:
+            m[i["down_backs"] + (where - R.DOWN) * MAXP + o] = on
+        elif where < R.CENTRE:
+            m[i["face_up"] + ((where - R.UP) * (K - 1) + card % K) * MAXP + o] = on
+
+    def _write_group(self, name: str) -> None:
+        g, lay, v = self.game, self._src_layout, self._src
+        v[self._group_slice[name]] = 0
+        n = g.n
+        if name == "guests":
+            for s in range(n):
+                lay.view(v, "own_guest")[s, g.guests[s]] = 1
+                if g.revealed[s]:
+                    lay.view(v, "revealed_guests")[s, g.guests[s]] = 1
+                v[lay["tea"].start + s] = g.tea(s) * TEA_SCALE
+        elif name == "guilt":
+            known, claims = lay.view(v, "guilt_known"), lay.view(v, "claims")
+            for pos in range(g.positions):
+                p = _plate(g, pos)
+                for s in range(n):
+                    if g.gk[s][pos]:
+                        known[s, p, g.guilt[pos]] = 1
+                    if g.claims[s][pos]:
+                        claims[s, p, g.claims[s][pos] - 1] = 1
+        elif name == "plates":
+            plates, put, took = lay.view(v, "plates"), lay.view(v, "put"), lay.view(v, "took")
+            for pos in range(g.positions):
+                p = _plate(g, pos)
+                plates[p] = g.plates[pos] * PLATE_SCALE
+                for s in range(n):
+                    put[s, p] = min(1.0, g.put[s][pos] * CUBE_SCALE)
+                    took[s, p] = min(1.0, g.took[s][pos] * CUBE_SCALE)
+            for s in g.late:
+                v[lay["late_cubes"].start + s] += HAND_SCALE
+            v[lay["bowl"].start] = g.bowl / (R.CUBES_PER_PLAYER * MAXP)
+        else:
+            i = self._i
+            v[i["phase"] + g.phase] = 1
+            if g.effect:
+                v[i["effect"] + g.effect - 1] = 1
+            if g.phase != R.OVER:
+                v[i["to_act"] + g.current] = 1
+                v[i["turn_seat"] + g.turn_seat] = 1
+            if g.elevenses >= 0:
+                v[i["elevenses_player"] + g.elevenses] = 1
+            for s in g.passers:
+                v[i["passers"] + s] = 1
+                if g.pass_choice[s] >= 0:
+                    v[i["passed"] + s] = 1
+                    v[i["own_chosen"] + s * MAXP * K + g.pass_choice[s]] = 1
+            if g.r_card >= 0:
+                v[i["own_chosen"] + g.current * MAXP * K + g.r_card] = 1
+            if g.target >= 0:
+                v[i["target"] + g.target] = 1
+            if g.first >= 0:
+                v[i["first"] + _plate(g, g.first)] = 1
+            if g.looked >= 0:
+                v[i["looked"] + _plate(g, g.looked)] = 1
+            j = i["progress"]
+            v[j] = g.rearranged / 2
+            v[j + 1] = g.cubes_left / 2 if g.phase == R.ADD else 0
+            v[j + 2] = g.moves_left / 2 if g.phase in (R.MOVE_FROM, R.MOVE_TO) else 0
+            v[j + 3] = g.turns / g.opts.max_turns
+
+    def _full_source(self) -> np.ndarray:
+        """The source built from scratch (the reference the incremental updates are checked against)."""
+        saved, saved_m = self._src, self._m
+        self._src = np.zeros(self._src_layout.size, np.float32)
+        self._m = memoryview(self._src)
+        try:
+            g = self.game
+            self._src[self._i["one"]] = 1
+            for c in range(g.n * K):
+                where = g.loc[c]
+                self._back(c, where, 1.0)
+                for s in range(g.n):
+                    if g.kn[s][c] and (e := self._entry(s, c, where)) >= 0:
+                        self._src[e] = 1
+            for name in _GROUPS:
+                self._write_group(name)
+            return self._src
+        finally:
+            self._src, self._m = saved, saved_m
+
+    def _on_new_state(self) -> None:
+        self._src[:] = self._full_source()
+        self.game.log = []
+
+    def _apply(self, action: int) -> list[float] | None:
+        g = self.game
+        rewards = g.apply(action)
+        log = g.log
+        assert log is not None
+        if log:
+            m, groups, n = self._m, set(), g.n
+            cards = []
+            for event in log:
+                if event[0] == "card":
+                    cards.append(event)
+                else:
+                    groups.add(event[0])
+            # Cards move at once (a re-arrangement swaps two): every old sight is cleared before any new one is set.
+            for _, c, old, new, before, _after in cards:
+                if old != new:
+                    self._back(c, old, 0.0)
+                for s in range(n):
+                    if before >> s & 1 and (e := self._entry(s, c, old)) >= 0:
+                        m[e] = 0.0
+            for _, c, old, new, _before, after in cards:
+                if old != new:
+                    self._back(c, new, 1.0)
+                for s in range(n):
+                    if after >> s & 1 and (e := self._entry(s, c, new)) >= 0:
+                        m[e] = 1.0
+            if "up" in groups:
+                groups.add("guests")
+            for name in groups:
+                if name in self._group_slice and name != "turn":
+                    self._write_group(name)
+            log.clear()
+        self._write_group("turn")  # the decision under way changes with nearly every action
+        return rewards
+
+    def _observation(self, seat: int) -> np.ndarray:
+        return self._src[self._gather[seat]]
+
+    def _encode_observation(self, seat: int) -> np.ndarray:
+        return self._full_source()[self._gather[seat]]
+
+    def _encode_state(self) -> np.ndarray:
+        g, lay = self.game, self.state_layout
+        v = np.zeros(lay.size, np.float32)
+        v[lay["num_players"].start + g.n - R.MIN_PLAYERS] = 1
+        src = self._src[2:]
+        first = lay[lay.fields[1].name].start
+        v[first : first + src.size] = src
+        guests, hands, down = lay.view(v, "guests"), lay.view(v, "hands"), lay.view(v, "face_down")
+        for s in range(g.n):
+            guests[s, g.guests[s]] = 1
+            for c in g.hands[s]:
+                hands[s, c // K, c % K] = 1
+            for k, c in enumerate(g.slots[s]):
+                if c >= 0:
+                    down[s, k, c % K] = 1
+        for pos in range(g.positions):
+            v[lay["guilt"].start + _plate(g, pos)] = g.guilt[pos]
+        return v
+
+    # ------------------------------------------------------------------------------------------ views
+    def decode_action(self, action: int) -> str:
+        action = int(action)
+        if 0 <= action < R.SLOT_BASE:
+            return (
+                f"card {action % K + 1} {R.CARD_NAMES[action % K]} with the back of the seat {action // K} places "
+                "left"
+            )
+        if action < R.PLATE_BASE:
+            return f"face-down slot {action - R.SLOT_BASE + 2}"
+        if action < R.SEAT_BASE:
+            what = "plate" if action < R.GUILT_BASE else "Guilt card"
+            rel = (action - R.PLATE_BASE) % POS
+            return f"{what} of " + ("Mrs Lansdowne" if rel == MAXP else f"the seat {rel} places left")
+        if action < R.REARRANGE:
+            return f"the player {action - R.SEAT_BASE + 1} places left"
+        names = {
+            R.REARRANGE: "re-arrange",
+            R.STOP: "stop / decline",
+            R.CLAIM_MURDERER: 'claim "Murderer"',
+            R.CLAIM_INNOCENT: 'claim "Not Guilty"',
+            R.SILENT: "keep silent",
+            R.PASS_TURN: "pass the turn (no legal play)",
+        }
+        if action in names:
+            return names[action]
+        raise ValueError(f"action {action} is out of range: expected an integer in [0, {R.NUM_ACTIONS - 1}]")
+
+    def render_text(self, perspective: str | None = None) -> str:
+        g = self.game
+        me = None if perspective is None else self._seat[perspective]
+        lines = [
+            f"Elevenses — turn {g.turns}, {R.PHASE_NAMES[g.phase]}"
+            + ("" if perspective is None else f" — as seen by {perspective}")
+        ]
+
+        def show(c: int) -> str:
+            known = me is None or g.kn[me][c]
+            return f"{R.number(c) if known else '?'}/p{R.owner(c)}"
+
+        def who(pos: int) -> str:
+            return "Mrs Lansdowne" if pos == g.n else f"player_{pos}"
+
+        for s in range(g.n):
+            guest = g.guests[s] if me is None or me == s or g.revealed[s] else "?"
+            lines.append(
+                f"player_{s}: guest {guest}{' (revealed)' if g.revealed[s] else ''}; tea {g.tea(s)}; "
+                f"hand [{' '.join(show(c) for c in g.hands[s])}]; face up "
+                f"[{' '.join(str(R.number(c)) + '/p' + str(R.owner(c)) for c in g.up[s] if c >= 0)}]; face down "
+                f"[{' '.join(show(c) if c >= 0 else '-' for c in g.slots[s])}]"
+                + (" <- to decide" if g.current_player == s else "")
+            )
+        plates = ", ".join(f"{who(p)} {g.plates[p]}" for p in range(g.positions))
+        lines.append(f"plates: {plates}; Sugar Bowl {g.bowl}")
+        guilt = []
+        for p in range(g.positions):
+            known = me is None or g.gk[me][p]
+            guilt.append(f"{who(p)}: " + (("Murderer" if g.guilt[p] else "Not Guilty") if known else "?"))
+        lines.append("Guilt cards: " + "; ".join(guilt))
+        for s in range(g.n):
+            for p in range(g.positions):
+                if g.claims[s][p]:
+                    said = ("looked", "said Murderer", "said Not Guilty")[g.claims[s][p] - 1]
+                    lines.append(f"player_{s} {said} about the Guilt card now at {who(p)}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------------------------------ audit & end
+    def private_knowledge(self, agent: str) -> tuple[bytes, bytes]:
+        g = self.game
+        me = self._seat[agent]
+        cards = range(g.n * K)
+        public = (
+            [sorted(c // K for c in h) for h in g.hands],
+            [[c // K if c >= 0 else -1 for c in row] for row in g.slots],
+            g.up,
+            g.revealed,
+            [g.guests[s] if g.revealed[s] else -1 for s in range(g.n)],
+            g.plates,
+            g.bowl,
+            g.put,
+            g.took,
+            g.claims,
+            [[g.gk[s][p] for p in range(g.positions)] for s in range(g.n)],
+            (g.phase, g.current_player, g.turn_seat, g.effect, g.rearranged, g.first, g.cubes_left, g.moves_left),
+            (g.looked, g.target, g.passers, [c >= 0 for c in g.pass_choice], g.elevenses, g.late, g.turns),
+        )
+        known = (
+            g.guests[me],
+            [(c, g.loc[c]) for c in cards if g.kn[me][c]],
+            [(p, g.guilt[p]) for p in range(g.positions) if g.gk[me][p]],
+            g.pass_choice[me],
+            g.r_card if g.current == me else -1,
+            public,
+        )
+        hidden = (
+            [(c, g.loc[c]) for c in cards if not g.kn[me][c]],
+            [g.guests[s] for s in range(g.n) if s != me and not g.revealed[s]],
+            [g.guilt[p] for p in range(g.positions) if not g.gk[me][p]],
+            [g.pass_choice[s] for s in range(g.n) if s != me],
+        )
+        return repr(known).encode(), repr(hidden).encode()
+
+    def outcome(self) -> dict[str, Any]:
+        return self.game.outcome()
+
+    def invariants(self) -> None:
+        g = self.game
+        n = g.n
+        where = sorted(c for h in g.hands for c in h) + sorted(c for row in g.slots for c in row if c >= 0)
+        where += sorted(c for row in g.up for c in row if c >= 0)
+        centre = [c for c in range(n * K) if g.loc[c] == R.CENTRE]
+        assert sorted(where + centre) == list(range(n * K)), "every card is in exactly one place"
+        for s in range(n):
+            for c in g.hands[s]:
+                assert g.loc[c] == R.HAND + s and g.kn[s][c], "a player knows their own hand"
+                if R.number(c) == R.ELEVENSES:
+                    assert R.owner(c) == s, "an 11 never leaves its owner"
+            for k, c in enumerate(g.slots[s]):
+                assert (c >= 0) == (g.up[s][k + 1] < 0), "a position is face down until its card is played"
+                if c >= 0:
+                    assert g.loc[c] == R.DOWN + R.SLOTS * s + k
+                    assert R.number(c) != R.ELEVENSES or R.owner(c) == s, "an 11 never leaves its owner"
+
+            for k, c in enumerate(g.up[s]):
+                assert c < 0 or (R.number(c) == k + 1 and g.loc[c] == R.UP + s)
+            items = all(g.up[s][i - 1] >= 0 for i in R.GUESTS[g.guests[s]])
+            assert g.revealed[s] == items, "a guest is revealed exactly when its three items are face up"
+        late = len(g.late)
+        assert sum(g.plates) + g.bowl + late == g.opts.cubes_per_player * n, "cubes are conserved"
+        assert min(g.plates) >= 0 and g.bowl >= 0
+        murderers = 2 if n == R.MAX_PLAYERS else 1
+        assert len(g.guilt) == g.positions and sum(g.guilt) == murderers, "every Guilt card is accounted for"
+        assert sorted(g.guests) == sorted(set(g.guests))
+        assert np.array_equal(self._src, self._full_source()), "incremental encoding drifted"
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_m", None)  # a memoryview does not pickle: made again from the source
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._m = memoryview(self._src)

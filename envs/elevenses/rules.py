@@ -1,0 +1,926 @@
+"""Elevenses: The Guilty Party -- the pure rules (no RL imports).
+
+Rulebook: ``shared/rules/elevenses-the-guilty-party.txt``; project rulings: ``shared/RULINGS.md``. Every ruling
+that is a project choice is a named constant or an :class:`Options` field below.
+
+Cards: each seat owns eleven Tea Party cards (its *back*); card ``c`` is number ``c % 11 + 1`` of seat ``c // 11``
+(ids 0–54; ids of seats past the player count are not in play). Spread positions 2–9 hold face-down cards
+(slot ``k - 2``); cards 1–10 are played face up to their own position; the 11 goes to the centre and ends the game.
+
+*Plates* and *Guilt cards* lie at the seats and, with 2–4 players, at Mrs Lansdowne (index ``n``).
+
+Actions (one flat space of 85; seats, plates and Guilt cards are *relative to the deciding seat*):
+
+- ``0–54`` a card: ``11 * r + (number - 1)`` is the card of that number with the back of the seat ``r`` places left of
+  the decider (to play, re-arrange, pass, take or give);
+- ``55–62`` a face-down slot of the decider's spread (positions 2–9);
+- ``63–68`` a plate: the seat ``r`` places left (``63 + r``, ``r < 5``) or Mrs Lansdowne's (``68``);
+- ``69–74`` a Guilt card, numbered like the plates;
+- ``75–78`` another player, ``1–4`` places left (Ham Sandwiches and Cakes);
+- ``79`` re-arrange (instead of playing a card); ``80`` stop / decline; ``81`` claim "Murderer";
+  ``82`` claim "Not Guilty"; ``83`` keep silent; ``84`` pass the turn (only when nothing else is legal).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# ----------------------------------------------------------------------------------------------- the cards
+MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = 2, 5, 4
+NUMBERS = 11
+NUM_CARDS = MAX_PLAYERS * NUMBERS
+SLOTS = 8  # face-down positions 2–9
+HAND_SIZE = 3
+ELEVENSES = 11
+CARD_NAMES = (
+    "Scones",
+    "Salmon Canapés",
+    "Biscuits",
+    "Tarts",
+    "Hors d'Oeuvres",
+    "Tartlets",
+    "Macaroons",
+    "Ham Sandwiches",
+    "Cakes",
+    "Cucumber Sandwiches",
+    "Elevenses",
+)
+#: Teaspoons of each number 1–11 (rulebook, Special Actions).
+TEASPOONS = (0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 0)
+#: A revealed Guest card adds this many teaspoons.
+GUEST_BONUS = 2
+#: The six Guest cards' items by card number (ruling, **choice**: the printed cards are unknown).
+GUESTS: tuple[tuple[int, int, int], ...] = ((1, 6, 9), (2, 7, 10), (3, 8, 9), (4, 6, 10), (5, 7, 8), (1, 4, 5))
+#: Face-up cards needed in a spread before the 11 may be played.
+ELEVENSES_NEEDS = 6
+#: Cubes in the Sugar Bowl per player (ruling).
+CUBES_PER_PLAYER = 6
+#: Cubes the start player, the second player and every other player put on their plates at set-up; Mrs Lansdowne 1.
+START_CUBES = (3, 2, 1)
+MRS_START_CUBES = 1
+#: Late suspicion by tea place, for 2, 3 and 4–5 players.
+PLACE_CUBES = {2: (3, 1), 3: (3, 1, 0), 4: (3, 2, 1, 0), 5: (3, 2, 1, 0, 0)}
+#: Turns before the game is truncated (ruling, **choice**).
+DEFAULT_MAX_TURNS = 200
+#: Ruling: a player may re-arrange their 11 face down into the spread ("never passed, swapped or stolen" is read
+#: as never leaving its owner; a re-arrangement keeps it in the owner's spread).
+REARRANGE_ELEVENSES = True
+#: Ruling: Scones and Salmon Canapés must add their cubes (while the bowl has any) and Tarts must move its cube;
+#: Biscuits moves *up to* two, so the player may stop before each move. A moved cube goes to a different plate.
+BISCUIT_MOVES, TART_MOVES = 2, 1
+SCONE_CUBES, CANAPE_CUBES = 2, 1
+
+# ----------------------------------------------------------------------------------------------- actions
+CARD_BASE = 0
+SLOT_BASE = NUM_CARDS  # 55
+PLATE_BASE = SLOT_BASE + SLOTS  # 63
+MRS = MAX_PLAYERS  # the plate / Guilt index of Mrs Lansdowne in actions and observations
+GUILT_BASE = PLATE_BASE + MAX_PLAYERS + 1  # 69
+SEAT_BASE = GUILT_BASE + MAX_PLAYERS + 1  # 75
+REARRANGE = SEAT_BASE + MAX_PLAYERS - 1  # 79
+STOP = REARRANGE + 1
+CLAIM_MURDERER, CLAIM_INNOCENT, SILENT = STOP + 1, STOP + 2, STOP + 3
+PASS_TURN = SILENT + 1
+NUM_ACTIONS = PASS_TURN + 1
+
+# ----------------------------------------------------------------------------------------------- phases
+(
+    TURN,
+    R_CARD,
+    R_SLOT,
+    SWAP_1,
+    SWAP_2,
+    ADD,
+    MOVE_FROM,
+    MOVE_TO,
+    LOOK,
+    CLAIM,
+    PASS,
+    HAM_TARGET,
+    HAM_TAKE,
+    HAM_GIVE,
+    CAKES_TARGET,
+    CAKES_TAKE,
+    CAKES_GIVE,
+    CUCUMBER_1,
+    CUCUMBER_2,
+    LATE,
+    OVER,
+) = range(21)
+PHASE_NAMES = (
+    "turn: play a card or re-arrange",
+    "re-arrange: which hand card",
+    "re-arrange: which face-down slot",
+    "guest revealed: first plate to swap (or decline)",
+    "guest revealed: second plate to swap",
+    "add a cube: which plate",
+    "move a cube: from which plate",
+    "move a cube: to which plate",
+    "Hors d'Oeuvres: whose Guilt card to look at",
+    "Hors d'Oeuvres: the claim",
+    "pass a card",
+    "Ham Sandwiches: whose hand",
+    "Ham Sandwiches: which card to take (or decline)",
+    "Ham Sandwiches: which card to give",
+    "Cakes: who looks at the hand",
+    "Cakes: which card to take (or decline)",
+    "Cakes: which card to give",
+    "Cucumber Sandwiches: first Guilt card",
+    "Cucumber Sandwiches: second Guilt card",
+    "late suspicion: which plate",
+    "over",
+)
+NUM_PHASES = len(PHASE_NAMES)
+
+# Claims recorded per looker and Guilt card (following the card through swaps).
+NO_CLAIM, LOOKED_SILENT, SAID_MURDERER, SAID_INNOCENT = range(4)
+
+# Location codes of a card.
+HAND = 0  # 0–4: seat's hand
+DOWN = MAX_PLAYERS  # 5–44: face-down slot: DOWN + 8 * seat + slot
+UP = DOWN + MAX_PLAYERS * SLOTS  # 45–49: face up in a seat's spread
+CENTRE = UP + MAX_PLAYERS  # 50: the 11 played to the centre
+NOWHERE = -1  # a card of a seat not in play
+
+
+def number(card: int) -> int:
+    return card % NUMBERS + 1
+
+
+def owner(card: int) -> int:
+    return card // NUMBERS
+
+
+def card_name(card: int) -> str:
+    k = number(card)
+    return f"{k} {CARD_NAMES[k - 1]} (back of player_{owner(card)})"
+
+
+def card_action(card: int, decider: int, n: int) -> int:
+    return CARD_BASE + ((owner(card) - decider) % n) * NUMBERS + card % NUMBERS
+
+
+def action_card(action: int, decider: int, n: int) -> int:
+    return ((action // NUMBERS + decider) % n) * NUMBERS + action % NUMBERS
+
+
+# ----------------------------------------------------------------------------------------------- options
+@dataclass(frozen=True)
+class Options:
+    """The rule keywords of Elevenses (all validated)."""
+
+    num_players: int = DEFAULT_PLAYERS
+    #: Turns before the game is truncated (ruling, **choice**); a truncated game gives every seat 0.
+    max_turns: int = DEFAULT_MAX_TURNS
+    start_seat: int = 0
+    #: Sugar Bowl cubes per player (ruling).
+    cubes_per_player: int = CUBES_PER_PLAYER
+
+    def __post_init__(self) -> None:
+        from parlour.envs.core import check_int
+
+        check_int("elevenses: num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        check_int("elevenses: max_turns", self.max_turns, 1, 10000)
+        check_int("elevenses: start_seat", self.start_seat, 0, self.num_players - 1)
+        need = sum(START_CUBES[: min(self.num_players, 3)]) + max(0, self.num_players - 3)
+        need += MRS_START_CUBES * (self.num_players < MAX_PLAYERS)
+        check_int("elevenses: cubes_per_player", self.cubes_per_player, -(-need // self.num_players), 20)
+
+
+# ----------------------------------------------------------------------------------------------- the state
+@dataclass
+class ElevensesState:
+    opts: Options
+    n: int
+    mrs: bool  # Mrs Lansdowne at the table (2–4 players)
+    loc: list[int]  # per card id, its location code
+    hands: list[list[int]]
+    slots: list[list[int]]  # per seat, 8 face-down slots: card or -1 once that position is face up
+    up: list[list[int]]  # per seat, numbers 1–10: the face-up card or -1
+    kn: list[bytearray]  # per seat, per card: 1 if the seat knows where the card is
+    guests: list[int]
+    revealed: list[bool]
+    guilt: list[int]  # per Guilt card position (seats, then Mrs Lansdowne): 1 = Murderer
+    gk: list[bytearray]  # per seat, per position: 1 if the seat knows that card
+    claims: list[list[int]]  # per looker, per position: NO_CLAIM / LOOKED_SILENT / SAID_*
+    plates: list[int]
+    bowl: int
+    put: list[list[int]]  # per actor, per plate: cubes the actor put on that guest's plate (public history)
+    took: list[list[int]]  # per actor, per plate: cubes the actor took off it (moves, plate swaps)
+    phase: int = TURN
+    current: int = 0
+    turn_seat: int = 0
+    effect: int = 0  # the number whose special action is under way (0: none)
+    rearranged: int = 0
+    r_card: int = -1
+    first: int = -1  # the first plate / Guilt card chosen for a swap, or the plate a cube moves from
+    cubes_left: int = 0
+    moves_left: int = 0
+    looked: int = -1
+    target: int = -1  # Ham Sandwiches / Cakes: the other player
+    taken: int = -1
+    passers: list[int] = field(default_factory=list)  # seats passing this round, in decision order
+    pass_dir: int = 1
+    pass_choice: list[int] = field(default_factory=list)  # per seat: the card chosen, -1
+    elevenses: int = -1
+    late: list[int] = field(default_factory=list)  # seats to place late cubes, one entry per cube, in order
+    earned: list[int] = field(default_factory=list)
+    turns: int = 0
+    truncated: bool = False
+    arrested: list[int] = field(default_factory=list)
+    winners: list[int] = field(default_factory=list)
+    mrs_wins: bool = False
+    #: Changes for an incremental encoder: ``("card", c, old, new, kn_before, kn_after)`` (bits per seat) and
+    #: ``(name,)`` for the small public fields; ``None`` when nobody listens (clones made for search).
+    log: list[tuple[Any, ...]] | None = None
+
+    # -------------------------------------------------------------------------------------- protocol
+    @property
+    def current_player(self) -> int:
+        return -1 if self.phase == OVER else self.current
+
+    @property
+    def positions(self) -> int:
+        """Plates (and Guilt cards) at the table: the seats and, with 2–4 players, Mrs Lansdowne."""
+        return self.n + self.mrs
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def clone(self) -> ElevensesState:
+        new = copy.copy(self)
+        new.loc = self.loc[:]
+        new.hands = [h[:] for h in self.hands]
+        new.slots = [s[:] for s in self.slots]
+        new.up = [u[:] for u in self.up]
+        new.kn = [k[:] for k in self.kn]
+        new.revealed = self.revealed[:]
+        new.guests = self.guests[:]
+        new.guilt = self.guilt[:]
+        new.gk = [k[:] for k in self.gk]
+        new.claims = [c[:] for c in self.claims]
+        new.plates = self.plates[:]
+        new.put = [t[:] for t in self.put]
+        new.took = [t[:] for t in self.took]
+        new.passers = self.passers[:]
+        new.pass_choice = self.pass_choice[:]
+        new.late = self.late[:]
+        new.earned = self.earned[:]
+        new.arrested = self.arrested[:]
+        new.winners = self.winners[:]
+        new.log = None
+        return new
+
+    # -------------------------------------------------------------------------------------- helpers
+    def seat_of(self, rel: int, decider: int) -> int:
+        """The plate / Guilt position of relative index ``rel`` (``MRS`` is Mrs Lansdowne), or -1."""
+        if rel == MRS:
+            return self.n if self.mrs else -1
+        return (decider + rel) % self.n if rel < self.n else -1
+
+    def rel_of(self, pos: int, decider: int) -> int:
+        return MRS if pos == self.n else (pos - decider) % self.n
+
+    def face_up_count(self, seat: int) -> int:
+        return sum(c >= 0 for c in self.up[seat])
+
+    def tea(self, seat: int) -> int:
+        return sum(TEASPOONS[number(c) - 1] for c in self.up[seat] if c >= 0) + GUEST_BONUS * self.revealed[seat]
+
+    def _note(self, name: str) -> None:
+        if self.log is not None:
+            self.log.append((name,))
+
+    def _shift(self, actor: int, pos: int, cubes: int) -> None:
+        if cubes > 0:
+            self.put[actor][pos] += cubes
+        else:
+            self.took[actor][pos] -= cubes
+
+    def _bits(self, card: int) -> int:
+        return sum(self.kn[s][card] << s for s in range(self.n))
+
+    def _learn(self, seat: int, cards: Sequence[int]) -> None:
+        """``seat`` sees the faces of ``cards`` where they lie."""
+        for c in cards:
+            if not self.kn[seat][c]:
+                before = self._bits(c)
+                self.kn[seat][c] = 1
+                if self.log is not None:
+                    self.log.append(("card", c, self.loc[c], self.loc[c], before, before | 1 << seat))
+
+    def _move(self, moves: Sequence[tuple[int, int, Sequence[int]]]) -> None:
+        """Move cards at once: ``(card, destination, seats that see its face)``. Everyone sees the backs; a seat
+        that does not see the face keeps track of a card only if it can tell which card left (a slot holds one
+        card; a hand with one card of that back) -- otherwise it loses track of every card of that back there."""
+        n, log = self.n, self.log
+        before = {c: self._bits(c) for c, _, _ in moves} if log is not None else {}
+        for c, dest, seers in moves:
+            src = self.loc[c]
+            # From a hand to a hidden place: ambiguous to onlookers if the hand holds other cards of that back (the
+            # hand's owner always knows what left; a card played face up is seen by all).
+            if src < DOWN and dest < UP:
+                same = [d for d in self.hands[src] if d // NUMBERS == c // NUMBERS]
+                if len(same) > 1:
+                    onlookers = [s for s in range(n) if s not in seers and s != src]
+                    for d in same:
+                        b = self._bits(d) if d != c else 0
+                        for s in onlookers:
+                            self.kn[s][d] = 0
+                        if d != c and log is not None and self._bits(d) != b:
+                            log.append(("card", d, src, src, b, self._bits(d)))
+        for c, _, _ in moves:
+            src = self.loc[c]
+            if src < DOWN:
+                self.hands[src].remove(c)
+            elif src < UP:
+                k = src - DOWN
+                self.slots[k // SLOTS][k % SLOTS] = -1
+        for c, dest, seers in moves:
+            if dest < DOWN:
+                self.hands[dest].append(c)
+            elif dest < UP:
+                k = dest - DOWN
+                self.slots[k // SLOTS][k % SLOTS] = c
+            elif dest < CENTRE:
+                self.up[dest - UP][number(c) - 1] = c
+            if dest >= UP:
+                for s in range(n):
+                    self.kn[s][c] = 1
+            else:
+                for s in seers:
+                    self.kn[s][c] = 1
+            if log is not None:
+                log.append(("card", c, self.loc[c], dest, before[c], self._bits(c)))
+            self.loc[c] = dest
+
+    # -------------------------------------------------------------------------------------- legality
+    def playable(self, seat: int, card: int) -> bool:
+        k = number(card)
+        if k == ELEVENSES:
+            return self.face_up_count(seat) >= ELEVENSES_NEEDS
+        return self.up[seat][k - 1] < 0
+
+    def _can_rearrange(self, seat: int) -> bool:
+        if not any(c >= 0 for c in self.slots[seat]):
+            return False
+        return any(REARRANGE_ELEVENSES or number(c) != ELEVENSES for c in self.hands[seat])
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.legal_mask()).tolist()
+
+    def legal_mask(self) -> np.ndarray:
+        m = bytearray(NUM_ACTIONS)
+        p, s, n = self.phase, self.current, self.n
+        if p == OVER:
+            return np.frombuffer(bytes(m), np.int8)
+        if p == TURN:
+            for c in self.hands[s]:
+                if self.playable(s, c):
+                    m[card_action(c, s, n)] = 1
+            if self._can_rearrange(s):
+                m[REARRANGE] = 1
+            if not any(m):
+                m[PASS_TURN] = 1
+        elif p == R_CARD:
+            for c in self.hands[s]:
+                if REARRANGE_ELEVENSES or number(c) != ELEVENSES:
+                    m[card_action(c, s, n)] = 1
+            if self.rearranged:
+                m[STOP] = 1
+        elif p == R_SLOT:
+            for k, c in enumerate(self.slots[s]):
+                if c >= 0:
+                    m[SLOT_BASE + k] = 1
+        elif p in (SWAP_1, SWAP_2, ADD, LATE, MOVE_TO):
+            for pos in range(self.positions):
+                if pos != self.first or p in (ADD, LATE):
+                    m[PLATE_BASE + self.rel_of(pos, s)] = 1
+            if p == SWAP_1:
+                m[STOP] = 1
+        elif p == MOVE_FROM:
+            for pos in range(self.positions):
+                if self.plates[pos] > 0:
+                    m[PLATE_BASE + self.rel_of(pos, s)] = 1
+            if self.effect == 3:
+                m[STOP] = 1
+        elif p in (LOOK, CUCUMBER_1, CUCUMBER_2):
+            for pos in range(self.positions):
+                if (p == LOOK and pos != s) or (p == CUCUMBER_1) or (p == CUCUMBER_2 and pos != self.first):
+                    m[GUILT_BASE + self.rel_of(pos, s)] = 1
+        elif p == CLAIM:
+            m[CLAIM_MURDERER] = m[CLAIM_INNOCENT] = m[SILENT] = 1
+        elif p in (HAM_TARGET, CAKES_TARGET):
+            for r in range(1, n):
+                m[SEAT_BASE + r - 1] = 1
+        elif p in (PASS, HAM_GIVE, CAKES_GIVE):
+            for c in self.hands[s]:
+                if number(c) != ELEVENSES and c != self.taken:
+                    m[card_action(c, s, n)] = 1
+        elif p in (HAM_TAKE, CAKES_TAKE):
+            # Ham: take from the target's hand; Cakes: the target (deciding) takes from the turn player's hand.
+            other = self.target if p == HAM_TAKE else self.turn_seat
+            for c in self.hands[other]:
+                if number(c) != ELEVENSES:
+                    m[card_action(c, s, n)] = 1
+            m[STOP] = 1
+        return np.frombuffer(bytes(m), np.int8)
+
+    # -------------------------------------------------------------------------------------- apply
+    def apply(self, action: int) -> list[float] | None:
+        p, s, n = self.phase, self.current, self.n
+        if p == TURN:
+            if action == REARRANGE:
+                self.rearranged = 0
+                self.phase = R_CARD
+                self._note("turn")
+                return None
+            if action == PASS_TURN:
+                return self._end_turn()
+            return self._play(s, action_card(action, s, n))
+        if p == R_CARD:
+            if action == STOP:
+                return self._end_turn()
+            self.r_card = action_card(action, s, n)
+            self.phase = R_SLOT
+            self._note("turn")
+            return None
+        if p == R_SLOT:
+            k = action - SLOT_BASE
+            down = self.slots[s][k]
+            card = self.r_card
+            self._move([(card, DOWN + SLOTS * s + k, (s,)), (down, HAND + s, (s,))])
+            self.rearranged += 1
+            self.r_card = -1
+            if self.rearranged == 2:
+                return self._end_turn()
+            self.phase = R_CARD
+            self._note("turn")
+            return None
+        pos = self.seat_of((action - PLATE_BASE) % (MAX_PLAYERS + 1), s) if PLATE_BASE <= action < SEAT_BASE else -1
+        if p == SWAP_1:
+            if action == STOP:
+                return self._start_effect()
+            self.first, self.phase = pos, SWAP_2
+            self._note("turn")
+            return None
+        if p == SWAP_2:
+            a, b = self.first, pos
+            pa, pb = self.plates[a], self.plates[b]
+            self.plates[a], self.plates[b] = pb, pa
+            self._shift(s, a, pb - pa)
+            self._shift(s, b, pa - pb)
+            self.first = -1
+            self._note("plates")
+            return self._start_effect()
+        if p in (ADD, LATE):
+            self.plates[pos] += 1
+            self.put[s][pos] += 1
+            self._note("plates")
+            if p == LATE:
+                self.late.pop(0)
+                if self.late:
+                    self.current = self.late[0]
+                    self._note("turn")
+                    return None
+                return self._resolve()
+            self.bowl -= 1
+            self.cubes_left -= 1
+            if self.cubes_left and self.bowl:
+                return None
+            return self._end_turn()
+        if p == MOVE_FROM:
+            if action == STOP:
+                return self._end_turn()
+            self.first, self.phase = pos, MOVE_TO
+            self._note("turn")
+            return None
+        if p == MOVE_TO:
+            a = self.first
+            self.plates[a] -= 1
+            self.plates[pos] += 1
+            self.took[s][a] += 1
+            self.put[s][pos] += 1
+            self.first = -1
+            self.moves_left -= 1
+            self._note("plates")
+            if self.moves_left:
+                self.phase = MOVE_FROM
+                self._note("turn")
+                return None
+            return self._end_turn()
+        if p == LOOK:
+            self.looked = pos
+            if not self.gk[s][pos]:
+                self.gk[s][pos] = 1
+            self.claims[s][pos] = LOOKED_SILENT
+            self.phase = CLAIM
+            self._note("guilt")
+            self._note("turn")
+            return None
+        if p == CLAIM:
+            if action != SILENT:
+                self.claims[s][self.looked] = SAID_MURDERER if action == CLAIM_MURDERER else SAID_INNOCENT
+                self._note("guilt")
+            self.looked = -1
+            return self._end_turn()
+        if p in (CUCUMBER_1, CUCUMBER_2):
+            if p == CUCUMBER_1:
+                self.first, self.phase = pos, CUCUMBER_2
+                self._note("turn")
+                return None
+            a, b = self.first, pos
+            self.guilt[a], self.guilt[b] = self.guilt[b], self.guilt[a]
+            for row in (*self.gk, *self.claims):
+                row[a], row[b] = row[b], row[a]
+            self.first = -1
+            self._note("guilt")
+            return self._end_turn()
+        if p == PASS:
+            self.pass_choice[s] = action_card(action, s, n)
+            i = self.passers.index(s) + 1
+            if i < len(self.passers):
+                self.current = self.passers[i]
+                self._note("turn")
+                return None
+            return self._resolve_passing()
+        if p in (HAM_TARGET, CAKES_TARGET):
+            t = (s + action - SEAT_BASE + 1) % n
+            self.target = t
+            shown, decider = (t, s) if p == HAM_TARGET else (s, t)
+            self._learn(decider, self.hands[shown])
+            has = [any(number(c) != ELEVENSES for c in self.hands[x]) for x in (s, t)]
+            if not all(has):
+                return self._end_turn()
+            self.phase = HAM_TAKE if p == HAM_TARGET else CAKES_TAKE
+            self.current = decider
+            self._note("turn")
+            return None
+        if p in (HAM_TAKE, CAKES_TAKE):
+            if action == STOP:
+                return self._end_turn()
+            other = self.target if p == HAM_TAKE else self.turn_seat
+            card = action_card(action, s, n)
+            self._move([(card, HAND + s, (s, other))])
+            self.taken = card
+            self.phase = HAM_GIVE if p == HAM_TAKE else CAKES_GIVE
+            self._note("turn")
+            return None
+        if p in (HAM_GIVE, CAKES_GIVE):
+            other = self.target if p == HAM_GIVE else self.turn_seat
+            self._move([(action_card(action, s, n), HAND + other, (s, other))])
+            return self._end_turn()
+        raise AssertionError(f"unknown phase {p}")
+
+    def _play(self, s: int, card: int) -> list[float] | None:
+        k = number(card)
+        if k == ELEVENSES:
+            self._move([(card, CENTRE, ())])
+            return self._game_end(s)
+        moves: list[tuple[int, int, Sequence[int]]] = [(card, UP + s, ())]
+        if 2 <= k <= 9:
+            moves.append((self.slots[s][k - 2], HAND + s, (s,)))
+        self._move(moves)
+        self._note("up")
+        self.effect = k
+        if not self.revealed[s] and all(self.up[s][i - 1] >= 0 for i in GUESTS[self.guests[s]]):
+            self.revealed[s] = True
+            self._note("guests")
+            self.phase = SWAP_1
+            self._note("turn")
+            return None
+        return self._start_effect()
+
+    def _start_effect(self) -> list[float] | None:
+        k, s, n = self.effect, self.turn_seat, self.n
+        self.current = s
+        self._note("turn")
+        if k in (1, 2):
+            self.cubes_left = min(SCONE_CUBES if k == 1 else CANAPE_CUBES, self.bowl)
+            if not self.cubes_left:
+                return self._end_turn()
+            self.phase = ADD
+        elif k in (3, 4):
+            self.moves_left = BISCUIT_MOVES if k == 3 else TART_MOVES
+            self.phase = MOVE_FROM
+        elif k == 5:
+            self.phase = LOOK
+        elif k in (6, 7):
+            self.pass_dir = 1 if k == 6 else -1
+            order = [(s + i) % n for i in range(n)]
+            self.passers = [x for x in order if any(number(c) != ELEVENSES for c in self.hands[x])]
+            for x in order:
+                if x not in self.passers:  # "they must say so": their hand (the 11 or nothing) is known to all
+                    for t in range(n):
+                        self._learn(t, self.hands[x])
+            if not self.passers:
+                return self._end_turn()
+            self.pass_choice = [-1] * n
+            self.phase = PASS
+            self.current = self.passers[0]
+        elif k == 8:
+            self.phase = HAM_TARGET
+        elif k == 9:
+            self.phase = CAKES_TARGET
+        elif k == 10:
+            self.phase = CUCUMBER_1
+        else:
+            raise AssertionError(f"no special action for {k}")
+        return None
+
+    def _resolve_passing(self) -> list[float] | None:
+        n, moves = self.n, []
+        passing = set(self.passers)
+        for src in self.passers:
+            dest = (src + self.pass_dir) % n
+            while dest not in passing:  # a seat with nothing to pass slides the card on unseen
+                dest = (dest + self.pass_dir) % n
+            moves.append((self.pass_choice[src], HAND + dest, (src, dest)))
+        self._move(moves)
+        self.pass_choice = [-1] * n
+        self.passers = []
+        return self._end_turn()
+
+    def _end_turn(self) -> list[float] | None:
+        self.effect = 0
+        self.rearranged = 0
+        self.r_card = self.first = self.target = self.taken = self.looked = -1
+        self.turns += 1
+        self._note("turn")
+        if self.turns >= self.opts.max_turns:
+            self.truncated = True
+            self.phase = OVER
+            return [0.0] * self.n
+        self.turn_seat = self.current = (self.turn_seat + 1) % self.n
+        self.phase = TURN
+        return None
+
+    # -------------------------------------------------------------------------------------- the end
+    def ranking(self, e: int) -> list[int]:
+        """Seats by teaspoons, most first; ties go to the Elevenses player, then clockwise from their left."""
+        return sorted(range(self.n), key=lambda x: (-self.tea(x), (x - e) % self.n))
+
+    def _game_end(self, e: int) -> list[float] | None:
+        self.elevenses = e
+        self.effect = 0
+        quotas = PLACE_CUBES[self.n]
+        self.earned = [0] * self.n
+        for place, seat in enumerate(self.ranking(e)):  # a short bowl: the higher place takes first
+            take = min(quotas[place], self.bowl)
+            self.earned[seat] = take
+            self.bowl -= take
+        self.late = [x for i in range(self.n) for x in [(e + i) % self.n] * self.earned[(e + i) % self.n]]
+        self._note("plates")
+        self._note("turn")
+        if self.late:
+            self.phase, self.current = LATE, self.late[0]
+            return None
+        return self._resolve()
+
+    def _resolve(self) -> list[float]:
+        e, n = self.elevenses, self.n
+        most = max(self.plates)
+        self.arrested = [p for p in range(self.positions) if self.plates[p] == most]
+        murderers = [p for p in range(self.positions) if self.guilt[p]]
+        if any(p in murderers for p in self.arrested):
+            free = [p for p in range(self.positions) if p not in self.arrested and not self.guilt[p]]
+            if free:
+                least = min(self.plates[p] for p in free)
+                # Ties: the Elevenses player, then clockwise from their left; Mrs Lansdowne loses every tie.
+                best = min((p for p in free if self.plates[p] == least), key=lambda p: (p == n, (p - e) % n))
+                self.winners = [best] if best < n else []
+                self.mrs_wins = best == n
+        else:
+            self.winners = [p for p in murderers if p < n]
+            self.mrs_wins = self.mrs and self.guilt[n] == 1
+        self.phase = OVER
+        self.current = -1
+        self._note("turn")
+        return [1.0 if s in self.winners else -1.0 for s in range(n)]
+
+    def outcome(self) -> dict[str, Any]:
+        return {
+            "winners": list(self.winners),
+            "scores": [self.tea(s) for s in range(self.n)],
+            "cubes": list(self.plates),
+            "arrested": list(self.arrested),
+            "murderers": [p for p in range(self.positions) if self.guilt[p]],
+            "mrs_lansdowne_wins": self.mrs_wins,
+            "elevenses_player": self.elevenses,
+            "guests": list(self.guests),
+            "truncated": self.truncated,
+        }
+
+
+# ----------------------------------------------------------------------------------------------- set-up
+def _blank(opts: Options) -> ElevensesState:
+    n = opts.num_players
+    mrs = n < MAX_PLAYERS
+    p = n + mrs
+    return ElevensesState(
+        opts=opts,
+        n=n,
+        mrs=mrs,
+        loc=[NOWHERE] * NUM_CARDS,
+        hands=[[] for _ in range(n)],
+        slots=[[-1] * SLOTS for _ in range(n)],
+        up=[[-1] * (NUMBERS - 1) for _ in range(n)],
+        kn=[bytearray(NUM_CARDS) for _ in range(n)],
+        guests=[0] * n,
+        revealed=[False] * n,
+        guilt=[0] * p,
+        gk=[bytearray(p) for _ in range(n)],
+        claims=[[NO_CLAIM] * p for _ in range(n)],
+        plates=[0] * p,
+        bowl=opts.cubes_per_player * n,
+        put=[[0] * p for _ in range(n)],
+        took=[[0] * p for _ in range(n)],
+        pass_choice=[-1] * n,
+    )
+
+
+def _start_cubes(g: ElevensesState) -> None:
+    first = g.opts.start_seat
+    for i in range(g.n):
+        g.plates[(first + i) % g.n] = START_CUBES[min(i, 2)]
+    if g.mrs:
+        g.plates[g.n] = MRS_START_CUBES
+    g.bowl -= sum(g.plates)
+    g.turn_seat = g.current = first
+
+
+def deal(opts: Options, rng: np.random.Generator) -> ElevensesState:
+    """A new game: spreads and hands, guests, the Guilt deal, the start cubes."""
+    g = _blank(opts)
+    n = g.n
+    for s in range(n):
+        cards = [s * NUMBERS + int(i) for i in rng.permutation(NUMBERS)]
+        for k in range(SLOTS):
+            g.slots[s][k] = cards[k]
+            g.loc[cards[k]] = DOWN + SLOTS * s + k
+        g.hands[s] = cards[SLOTS:]
+        for c in g.hands[s]:
+            g.loc[c] = HAND + s
+            g.kn[s][c] = 1
+    g.guests = [int(x) for x in rng.permutation(len(GUESTS))[:n]]
+    murderers = 2 if n == MAX_PLAYERS else 1
+    deck = [1] * murderers + [0] * (g.positions - murderers)
+    g.guilt = [deck[int(i)] for i in rng.permutation(len(deck))]
+    for s in range(n):
+        g.gk[s][s] = 1  # each player looks at their own card once, at set-up
+    _start_cubes(g)
+    return g
+
+
+def position(
+    opts: Options,
+    hands: Sequence[Sequence[int]],
+    up: Sequence[Sequence[int]] = (),
+    guests: Sequence[int] | None = None,
+    guilt: Sequence[int] | None = None,
+    plates: Sequence[int] | None = None,
+    revealed: Sequence[bool] | None = None,
+    current: int = 0,
+) -> ElevensesState:
+    """A state set up by hand (tests, puzzles). Cards are ids (``11 * owner + number - 1``).
+
+    ``hands``: each seat's hand; ``up``: each seat's face-up cards. Every other card of a seat's set goes face down
+    into that seat's free slots in id order (so a seat's hand + face-up + face-down must hold 11 cards, counting
+    other seats' cards in the hand). Each seat knows its hand; ``plates`` default to the set-up cubes.
+    """
+    g = _blank(opts)
+    n = g.n
+    if len(hands) != n:
+        raise ValueError(f"position: expected {n} hands, got {len(hands)}")
+    up = list(up) or [[] for _ in range(n)]
+    placed: set[int] = set()
+    for s in range(n):
+        for c in up[s]:
+            k = number(c)
+            if k == ELEVENSES or g.up[s][k - 1] >= 0:
+                raise ValueError(f"position: seat {s} cannot have {card_name(c)} face up")
+            g.up[s][k - 1], g.loc[c] = c, UP + s
+            placed.add(c)
+        for c in hands[s]:
+            g.hands[s].append(c)
+            g.loc[c] = HAND + s
+            placed.add(c)
+    for s in range(n):
+        free = [k for k in range(SLOTS) if g.up[s][k + 1] < 0]
+        rest = [c for c in range(s * NUMBERS, (s + 1) * NUMBERS) if c not in placed]
+        # another seat's cards held here leave room in this seat's spread for this seat's own extra cards
+        if len(rest) != len(free):
+            raise ValueError(f"position: seat {s} has {len(rest)} cards left for {len(free)} face-down slots")
+        for k, c in zip(free, rest, strict=True):
+            g.slots[s][k], g.loc[c] = c, DOWN + SLOTS * s + k
+    if len(placed) + sum(c >= 0 for row in g.slots for c in row) != n * NUMBERS:
+        raise ValueError("position: every card must be in exactly one place")
+    for s in range(n):
+        for c in g.hands[s]:
+            g.kn[s][c] = 1
+        for row in g.up:
+            for c in row:
+                if c >= 0:
+                    for t in range(n):
+                        g.kn[t][c] = 1
+    g.guests = list(guests) if guests is not None else list(range(n))
+    g.revealed = list(revealed) if revealed is not None else [False] * n
+    murderers = 2 if n == MAX_PLAYERS else 1
+    g.guilt = list(guilt) if guilt is not None else [1] + [0] * (g.positions - 1)
+    if len(g.guilt) != g.positions or sum(g.guilt) != murderers:
+        raise ValueError(f"position: {g.positions} Guilt cards with {murderers} Murderer(s) expected")
+    for s in range(n):
+        g.gk[s][s] = 1
+    _start_cubes(g)
+    if plates is not None:
+        if len(plates) != g.positions:
+            raise ValueError(f"position: expected {g.positions} plates")
+        g.bowl += sum(g.plates) - sum(plates)
+        g.plates = list(plates)
+    g.turn_seat = g.current = current
+    return g
+
+
+def card(owner_seat: int, num: int) -> int:
+    """The id of ``owner_seat``'s card numbered ``num``."""
+    return owner_seat * NUMBERS + num - 1
+
+
+# ----------------------------------------------------------------------------------------------- determinisation
+def resample(g: ElevensesState, seat: int, rng: np.random.Generator) -> ElevensesState:
+    """A copy with everything hidden from ``seat`` redrawn (see :func:`_resample`); a draw that would leave the
+    player to decide without a legal action (an 11 where a pass or a gift is due) is drawn again."""
+    for _ in range(100):
+        new = _resample(g, seat, rng)
+        if new.phase == OVER or any(new.legal_mask()):
+            if all(any(number(c) != ELEVENSES for c in new.hands[x]) for x in new.passers if new.pass_choice[x] < 0):
+                return new
+    return _resample(g, seat, rng, cards=False)
+
+
+def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: bool = True) -> ElevensesState:
+    """A copy with everything hidden from ``seat`` redrawn consistently with what it knows.
+
+    Cards ``seat`` cannot place are shuffled among the places that hold a card of the same (public) back; other
+    seats' knowledge follows the place (a seat that knew the card there knows the new one); an 11 stays with its
+    owner, never where a pending pass points. Unrevealed guests are redrawn among the unseen ones (never one whose
+    three items are already face up); the Guilt cards ``seat`` has not seen are redrawn.
+    """
+    new = g.clone()
+    n = g.n
+    for x in range(n if cards else 0):
+        free = [c for c in range(x * NUMBERS, (x + 1) * NUMBERS) if not g.kn[seat][c] and g.loc[c] < UP]
+        if len(free) < 2:
+            continue
+        places = [g.loc[c] for c in free]
+        eleven = x * NUMBERS + ELEVENSES - 1
+        order = [free[i] for i in rng.permutation(len(free))]
+        if eleven in free:
+            pending = set(g.pass_choice) | {g.taken}
+            ok = [
+                i
+                for i, c in enumerate(free)
+                if c not in pending and (places[i] == HAND + x or DOWN + SLOTS * x <= places[i] < DOWN + SLOTS * (x + 1))
+            ]
+            i = ok[int(rng.integers(len(ok)))]
+            order.remove(eleven)
+            order.insert(i, eleven)
+        mapping = dict(zip(free, order, strict=True))  # the card at old card's place is now mapping[old]
+        for old, c in mapping.items():
+            where = g.loc[old]
+            new.loc[c] = where
+            if where < DOWN:
+                new.hands[where][g.hands[where].index(old)] = c
+            else:
+                k = where - DOWN
+                new.slots[k // SLOTS][k % SLOTS] = c
+            for t in range(n):
+                if t != seat:
+                    new.kn[t][c] = g.kn[t][old]
+        new.pass_choice = [mapping.get(c, c) for c in g.pass_choice]
+        if g.taken in mapping:
+            new.taken = mapping[g.taken]
+        if g.r_card in mapping:
+            new.r_card = mapping[g.r_card]
+    # Guests.
+    hidden = [s for s in range(n) if s != seat and not g.revealed[s]]
+    if hidden:
+        pool = [x for x in range(len(GUESTS)) if x not in [g.guests[s] for s in range(n) if s not in hidden]]
+        for _ in range(1000):
+            pick = [pool[i] for i in rng.permutation(len(pool))[: len(hidden)]]
+            if all(not all(g.up[s][i - 1] >= 0 for i in GUESTS[x]) for s, x in zip(hidden, pick, strict=True)):
+                for s, x in zip(hidden, pick, strict=True):
+                    new.guests[s] = x
+                break
+    # Guilt cards.
+    unseen = [p for p in range(g.positions) if not g.gk[seat][p]]
+    murderers = sum(g.guilt[p] for p in unseen)
+    chosen = set(int(i) for i in rng.permutation(len(unseen))[:murderers])
+    for i, p in enumerate(unseen):
+        new.guilt[p] = int(i in chosen)
+    return new
