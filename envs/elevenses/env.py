@@ -213,6 +213,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         self._src = np.zeros(lay.size, np.float32)
         self._m = memoryview(self._src)
         self._i = {f.name: lay[f.name].start for f in lay.fields}
+        self._turn_base = tuple(self._i[name] for name in _GROUPS["turn"])
         self._group_slice = {
             name: slice(lay[names[0]].start, lay[names[-1]].stop) for name, names in _GROUPS.items()
         }
@@ -248,63 +249,71 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             m[i["face_up"] + ((where - R.UP) * (K - 1) + card % K) * MAXP + o] = on
 
     def _write_group(self, name: str) -> None:
-        g, lay, v = self.game, self._src_layout, self._src
-        v[self._group_slice[name]] = 0
+        g, i, m = self.game, self._i, self._m
+        self._src[self._group_slice[name]] = 0
         n = g.n
         if name == "guests":
             for s in range(n):
-                lay.view(v, "own_guest")[s, g.guests[s]] = 1
+                m[i["own_guest"] + s * G + g.guests[s]] = 1.0
                 if g.revealed[s]:
-                    lay.view(v, "revealed_guests")[s, g.guests[s]] = 1
-                v[lay["tea"].start + s] = g.tea(s) * TEA_SCALE
+                    m[i["revealed_guests"] + s * G + g.guests[s]] = 1.0
+                m[i["tea"] + s] = g.tea(s) * TEA_SCALE
         elif name == "guilt":
-            known, claims = lay.view(v, "guilt_known"), lay.view(v, "claims")
             for pos in range(g.positions):
                 p = _plate(g, pos)
                 for s in range(n):
                     if g.gk[s][pos]:
-                        known[s, p, g.guilt[pos]] = 1
+                        m[i["guilt_known"] + (s * POS + p) * 2 + g.guilt[pos]] = 1.0
                     if g.claims[s][pos]:
-                        claims[s, p, g.claims[s][pos] - 1] = 1
+                        m[i["claims"] + (s * POS + p) * 3 + g.claims[s][pos] - 1] = 1.0
         elif name == "plates":
-            plates, put, took = lay.view(v, "plates"), lay.view(v, "put"), lay.view(v, "took")
             for pos in range(g.positions):
                 p = _plate(g, pos)
-                plates[p] = g.plates[pos] * PLATE_SCALE
+                m[i["plates"] + p] = g.plates[pos] * PLATE_SCALE
                 for s in range(n):
-                    put[s, p] = min(1.0, g.put[s][pos] * CUBE_SCALE)
-                    took[s, p] = min(1.0, g.took[s][pos] * CUBE_SCALE)
+                    m[i["put"] + s * POS + p] = min(1.0, g.put[s][pos] * CUBE_SCALE)
+                    m[i["took"] + s * POS + p] = min(1.0, g.took[s][pos] * CUBE_SCALE)
             for s in g.late:
-                v[lay["late_cubes"].start + s] += HAND_SCALE
-            v[lay["bowl"].start] = g.bowl / (R.CUBES_PER_PLAYER * MAXP)
+                m[i["late_cubes"] + s] += HAND_SCALE
+            m[i["bowl"]] = g.bowl / (R.CUBES_PER_PLAYER * MAXP)
         else:
-            i = self._i
-            v[i["phase"] + g.phase] = 1
-            if g.effect:
-                v[i["effect"] + g.effect - 1] = 1
-            if g.phase != R.OVER:
-                v[i["to_act"] + g.current] = 1
-                v[i["turn_seat"] + g.turn_seat] = 1
-            if g.elevenses >= 0:
-                v[i["elevenses_player"] + g.elevenses] = 1
+            for e, x in self._turn_entries():
+                m[e] = x
+
+    def _turn_entries(self) -> list[tuple[int, float]]:
+        """The non-zero source entries of the turn group: the decision under way."""
+        g = self.game
+        (phase, effect, to_act, turn_seat, elevenses, passers, passed, target, first, looked, chosen, progress) = (
+            self._turn_base
+        )
+        out = [(phase + g.phase, 1.0), (progress + 3, g.turns / g.opts.max_turns)]
+        if g.phase != R.OVER:
+            out.append((to_act + g.current, 1.0))
+            out.append((turn_seat + g.turn_seat, 1.0))
+        if g.effect:
+            out.append((effect + g.effect - 1, 1.0))
             for s in g.passers:
-                v[i["passers"] + s] = 1
+                out.append((passers + s, 1.0))
                 if g.pass_choice[s] >= 0:
-                    v[i["passed"] + s] = 1
-                    v[i["own_chosen"] + s * MAXP * K + g.pass_choice[s]] = 1
-            if g.r_card >= 0:
-                v[i["own_chosen"] + g.current * MAXP * K + g.r_card] = 1
+                    out.append((passed + s, 1.0))
+                    out.append((chosen + s * MAXP * K + g.pass_choice[s], 1.0))
             if g.target >= 0:
-                v[i["target"] + g.target] = 1
-            if g.first >= 0:
-                v[i["first"] + _plate(g, g.first)] = 1
+                out.append((target + g.target, 1.0))
             if g.looked >= 0:
-                v[i["looked"] + _plate(g, g.looked)] = 1
-            j = i["progress"]
-            v[j] = g.rearranged / 2
-            v[j + 1] = g.cubes_left / 2 if g.phase == R.ADD else 0
-            v[j + 2] = g.moves_left / 2 if g.phase in (R.MOVE_FROM, R.MOVE_TO) else 0
-            v[j + 3] = g.turns / g.opts.max_turns
+                out.append((looked + _plate(g, g.looked), 1.0))
+            if g.phase == R.ADD:
+                out.append((progress + 1, g.cubes_left / 2))
+            elif g.phase == R.MOVE_FROM or g.phase == R.MOVE_TO:
+                out.append((progress + 2, g.moves_left / 2))
+        if g.elevenses >= 0:
+            out.append((elevenses + g.elevenses, 1.0))
+        if g.r_card >= 0:
+            out.append((chosen + g.current * MAXP * K + g.r_card, 1.0))
+        if g.first >= 0:
+            out.append((first + _plate(g, g.first), 1.0))
+        if g.rearranged:
+            out.append((progress, g.rearranged / 2))
+        return out
 
     def _full_source(self) -> np.ndarray:
         """The source built from scratch (the reference the incremental updates are checked against)."""
@@ -318,7 +327,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
                 where = g.loc[c]
                 self._back(c, where, 1.0)
                 for s in range(g.n):
-                    if g.kn[s][c] and (e := self._entry(s, c, where)) >= 0:
+                    if g.know[c] >> s & 1 and (e := self._entry(s, c, where)) >= 0:
                         self._src[e] = 1
             for name in _GROUPS:
                 self._write_group(name)
@@ -328,6 +337,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
 
     def _on_new_state(self) -> None:
         self._src[:] = self._full_source()
+        self._turn = self._turn_entries()
         self.game.log = []
 
     def _apply(self, action: int) -> list[float] | None:
@@ -336,33 +346,44 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         log = g.log
         assert log is not None
         if log:
-            m, groups, n = self._m, set(), g.n
+            m, groups = self._m, set()
             cards = []
             for event in log:
-                if event[0] == "card":
+                kind = event[0]
+                if kind == "card":
                     cards.append(event)
+                elif kind == "tea":  # a card played face up: that spread's teaspoons
+                    m[self._i["tea"] + event[1]] = g.tea(event[1]) * TEA_SCALE
                 else:
-                    groups.add(event[0])
+                    groups.add(kind)
             # Cards move at once (a re-arrangement swaps two): every old sight is cleared before any new one is set.
-            for _, c, old, new, before, _after in cards:
+            entry = self._entry
+            for _, c, old, new, bits, _after in cards:
                 if old != new:
                     self._back(c, old, 0.0)
-                for s in range(n):
-                    if before >> s & 1 and (e := self._entry(s, c, old)) >= 0:
-                        m[e] = 0.0
-            for _, c, old, new, _before, after in cards:
+                if old < R.UP:
+                    while bits:  # each seat that knew the card where it was
+                        low = bits & -bits
+                        m[entry(low.bit_length() - 1, c, old)] = 0.0
+                        bits ^= low
+            for _, c, old, new, _before, bits in cards:
                 if old != new:
                     self._back(c, new, 1.0)
-                for s in range(n):
-                    if after >> s & 1 and (e := self._entry(s, c, new)) >= 0:
-                        m[e] = 1.0
-            if "up" in groups:
-                groups.add("guests")
+                if new < R.UP:
+                    while bits:
+                        low = bits & -bits
+                        m[entry(low.bit_length() - 1, c, new)] = 1.0
+                        bits ^= low
             for name in groups:
-                if name in self._group_slice and name != "turn":
-                    self._write_group(name)
+                self._write_group(name)
             log.clear()
-        self._write_group("turn")  # the decision under way changes with nearly every action
+        # The decision under way changes with nearly every action: clear what was shown, show what is.
+        m = self._m
+        for e, _ in self._turn:
+            m[e] = 0.0
+        self._turn = self._turn_entries()
+        for e, x in self._turn:
+            m[e] = x
         return rewards
 
     def _observation(self, seat: int) -> np.ndarray:
@@ -427,7 +448,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         ]
 
         def show(c: int) -> str:
-            known = me is None or g.kn[me][c]
+            known = me is None or g.knows(me, c)
             return f"{R.number(c) if known else '?'}/p{R.owner(c)}"
 
         def who(pos: int) -> str:
@@ -478,14 +499,14 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         )
         known = (
             g.guests[me],
-            [(c, g.loc[c]) for c in cards if g.kn[me][c]],
+            [(c, g.loc[c]) for c in cards if g.knows(me, c)],
             [(p, g.guilt[p]) for p in range(g.positions) if g.gk[me][p]],
             g.pass_choice[me],
             g.r_card if g.current == me else -1,
             public,
         )
         hidden = (
-            [(c, g.loc[c]) for c in cards if not g.kn[me][c]],
+            [(c, g.loc[c]) for c in cards if not g.knows(me, c)],
             [g.guests[s] for s in range(g.n) if s != me and not g.revealed[s]],
             [g.guilt[p] for p in range(g.positions) if not g.gk[me][p]],
             [g.pass_choice[s] for s in range(g.n) if s != me],
@@ -504,7 +525,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         assert sorted(where + centre) == list(range(n * K)), "every card is in exactly one place"
         for s in range(n):
             for c in g.hands[s]:
-                assert g.loc[c] == R.HAND + s and g.kn[s][c], "a player knows their own hand"
+                assert g.loc[c] == R.HAND + s and g.knows(s, c), "a player knows their own hand"
                 if R.number(c) == R.ELEVENSES:
                     assert R.owner(c) == s, "an 11 never leaves its owner"
             for k, c in enumerate(g.slots[s]):

@@ -202,7 +202,7 @@ class ElevensesState:
     hands: list[list[int]]
     slots: list[list[int]]  # per seat, 8 face-down slots: card or -1 once that position is face up
     up: list[list[int]]  # per seat, numbers 1–10: the face-up card or -1
-    kn: list[bytearray]  # per seat, per card: 1 if the seat knows where the card is
+    know: list[int]  # per card, a bit per seat: the seat knows where the card is
     guests: list[int]
     revealed: list[bool]
     guilt: list[int]  # per Guilt card position (seats, then Mrs Lansdowne): 1 = Murderer
@@ -258,7 +258,7 @@ class ElevensesState:
         new.hands = [h[:] for h in self.hands]
         new.slots = [s[:] for s in self.slots]
         new.up = [u[:] for u in self.up]
-        new.kn = [k[:] for k in self.kn]
+        new.know = self.know[:]
         new.revealed = self.revealed[:]
         new.guests = self.guests[:]
         new.guilt = self.guilt[:]
@@ -302,38 +302,42 @@ class ElevensesState:
         else:
             self.took[actor][pos] -= cubes
 
-    def _bits(self, card: int) -> int:
-        return sum(self.kn[s][card] << s for s in range(self.n))
+    def knows(self, seat: int, card: int) -> bool:
+        """Whether ``seat`` knows where ``card`` is (its face, where it lies)."""
+        return bool(self.know[card] >> seat & 1)
 
     def _learn(self, seat: int, cards: Sequence[int]) -> None:
         """``seat`` sees the faces of ``cards`` where they lie."""
+        bit = 1 << seat
         for c in cards:
-            if not self.kn[seat][c]:
-                before = self._bits(c)
-                self.kn[seat][c] = 1
+            before = self.know[c]
+            if not before & bit:
+                self.know[c] = before | bit
                 if self.log is not None:
-                    self.log.append(("card", c, self.loc[c], self.loc[c], before, before | 1 << seat))
+                    self.log.append(("card", c, self.loc[c], self.loc[c], before, before | bit))
 
     def _move(self, moves: Sequence[tuple[int, int, Sequence[int]]]) -> None:
         """Move cards at once: ``(card, destination, seats that see its face)``. Everyone sees the backs; a seat
         that does not see the face keeps track of a card only if it can tell which card left (a slot holds one
         card; a hand with one card of that back) -- otherwise it loses track of every card of that back there."""
-        n, log = self.n, self.log
-        before = {c: self._bits(c) for c, _, _ in moves} if log is not None else {}
+        log, know = self.log, self.know
+        before = [know[c] for c, _, _ in moves]
         for c, dest, seers in moves:
             src = self.loc[c]
             # From a hand to a hidden place: ambiguous to onlookers if the hand holds other cards of that back (the
             # hand's owner always knows what left; a card played face up is seen by all).
             if src < DOWN and dest < UP:
-                same = [d for d in self.hands[src] if d // NUMBERS == c // NUMBERS]
+                back = c // NUMBERS
+                same = [d for d in self.hands[src] if d // NUMBERS == back]
                 if len(same) > 1:
-                    onlookers = [s for s in range(n) if s not in seers and s != src]
+                    keep = 1 << src
+                    for x in seers:
+                        keep |= 1 << x
                     for d in same:
-                        b = self._bits(d) if d != c else 0
-                        for s in onlookers:
-                            self.kn[s][d] = 0
-                        if d != c and log is not None and self._bits(d) != b:
-                            log.append(("card", d, src, src, b, self._bits(d)))
+                        b = know[d]
+                        know[d] = b & keep
+                        if d != c and log is not None and know[d] != b:
+                            log.append(("card", d, src, src, b, know[d]))
         for c, _, _ in moves:
             src = self.loc[c]
             if src < DOWN:
@@ -341,7 +345,7 @@ class ElevensesState:
             elif src < UP:
                 k = src - DOWN
                 self.slots[k // SLOTS][k % SLOTS] = -1
-        for c, dest, seers in moves:
+        for (c, dest, seers), b in zip(moves, before, strict=True):
             if dest < DOWN:
                 self.hands[dest].append(c)
             elif dest < UP:
@@ -350,13 +354,12 @@ class ElevensesState:
             elif dest < CENTRE:
                 self.up[dest - UP][number(c) - 1] = c
             if dest >= UP:
-                for s in range(n):
-                    self.kn[s][c] = 1
+                know[c] = (1 << self.n) - 1
             else:
-                for s in seers:
-                    self.kn[s][c] = 1
+                for x in seers:
+                    know[c] |= 1 << x
             if log is not None:
-                log.append(("card", c, self.loc[c], dest, before[c], self._bits(c)))
+                log.append(("card", c, self.loc[c], dest, b, know[c]))
             self.loc[c] = dest
 
     # -------------------------------------------------------------------------------------- legality
@@ -375,61 +378,48 @@ class ElevensesState:
         return np.flatnonzero(self.legal_mask()).tolist()
 
     def legal_mask(self) -> np.ndarray:
-        m = bytearray(NUM_ACTIONS)
         p, s, n = self.phase, self.current, self.n
+        acts: list[int] = []
         if p == OVER:
-            return np.frombuffer(bytes(m), np.int8)
-        if p == TURN:
-            for c in self.hands[s]:
-                if self.playable(s, c):
-                    m[card_action(c, s, n)] = 1
+            pass
+        elif p == TURN:
+            acts = [card_action(c, s, n) for c in self.hands[s] if self.playable(s, c)]
             if self._can_rearrange(s):
-                m[REARRANGE] = 1
-            if not any(m):
-                m[PASS_TURN] = 1
+                acts.append(REARRANGE)
+            if not acts:
+                acts.append(PASS_TURN)
         elif p == R_CARD:
             for c in self.hands[s]:
                 if REARRANGE_ELEVENSES or number(c) != ELEVENSES:
-                    m[card_action(c, s, n)] = 1
+                    acts.append(card_action(c, s, n))
             if self.rearranged:
-                m[STOP] = 1
+                acts.append(STOP)
         elif p == R_SLOT:
-            for k, c in enumerate(self.slots[s]):
-                if c >= 0:
-                    m[SLOT_BASE + k] = 1
+            acts = [SLOT_BASE + k for k, c in enumerate(self.slots[s]) if c >= 0]
         elif p in (SWAP_1, SWAP_2, ADD, LATE, MOVE_TO):
-            for pos in range(self.positions):
-                if pos != self.first or p in (ADD, LATE):
-                    m[PLATE_BASE + self.rel_of(pos, s)] = 1
+            first = -1 if p in (ADD, LATE) else self.first
+            acts = [PLATE_BASE + self.rel_of(pos, s) for pos in range(self.positions) if pos != first]
             if p == SWAP_1:
-                m[STOP] = 1
+                acts.append(STOP)
         elif p == MOVE_FROM:
-            for pos in range(self.positions):
-                if self.plates[pos] > 0:
-                    m[PLATE_BASE + self.rel_of(pos, s)] = 1
+            acts = [PLATE_BASE + self.rel_of(pos, s) for pos in range(self.positions) if self.plates[pos] > 0]
             if self.effect == 3:
-                m[STOP] = 1
+                acts.append(STOP)
         elif p in (LOOK, CUCUMBER_1, CUCUMBER_2):
-            for pos in range(self.positions):
-                if (p == LOOK and pos != s) or (p == CUCUMBER_1) or (p == CUCUMBER_2 and pos != self.first):
-                    m[GUILT_BASE + self.rel_of(pos, s)] = 1
+            skip = s if p == LOOK else self.first  # -1 for the first Cucumber choice
+            acts = [GUILT_BASE + self.rel_of(pos, s) for pos in range(self.positions) if pos != skip]
         elif p == CLAIM:
-            m[CLAIM_MURDERER] = m[CLAIM_INNOCENT] = m[SILENT] = 1
+            acts = [CLAIM_MURDERER, CLAIM_INNOCENT, SILENT]
         elif p in (HAM_TARGET, CAKES_TARGET):
-            for r in range(1, n):
-                m[SEAT_BASE + r - 1] = 1
+            acts = [SEAT_BASE + r - 1 for r in range(1, n)]
         elif p in (PASS, HAM_GIVE, CAKES_GIVE):
-            for c in self.hands[s]:
-                if number(c) != ELEVENSES and c != self.taken:
-                    m[card_action(c, s, n)] = 1
+            acts = [card_action(c, s, n) for c in self.hands[s] if number(c) != ELEVENSES and c != self.taken]
         elif p in (HAM_TAKE, CAKES_TAKE):
             # Ham: take from the target's hand; Cakes: the target (deciding) takes from the turn player's hand.
             other = self.target if p == HAM_TAKE else self.turn_seat
-            for c in self.hands[other]:
-                if number(c) != ELEVENSES:
-                    m[card_action(c, s, n)] = 1
-            m[STOP] = 1
-        return np.frombuffer(bytes(m), np.int8)
+            acts = [card_action(c, s, n) for c in self.hands[other] if number(c) != ELEVENSES]
+            acts.append(STOP)
+        return _mask(acts)
 
     # -------------------------------------------------------------------------------------- apply
     def apply(self, action: int) -> list[float] | None:
@@ -438,7 +428,6 @@ class ElevensesState:
             if action == REARRANGE:
                 self.rearranged = 0
                 self.phase = R_CARD
-                self._note("turn")
                 return None
             if action == PASS_TURN:
                 return self._end_turn()
@@ -448,7 +437,6 @@ class ElevensesState:
                 return self._end_turn()
             self.r_card = action_card(action, s, n)
             self.phase = R_SLOT
-            self._note("turn")
             return None
         if p == R_SLOT:
             k = action - SLOT_BASE
@@ -460,14 +448,12 @@ class ElevensesState:
             if self.rearranged == 2:
                 return self._end_turn()
             self.phase = R_CARD
-            self._note("turn")
             return None
         pos = self.seat_of((action - PLATE_BASE) % (MAX_PLAYERS + 1), s) if PLATE_BASE <= action < SEAT_BASE else -1
         if p == SWAP_1:
             if action == STOP:
                 return self._start_effect()
             self.first, self.phase = pos, SWAP_2
-            self._note("turn")
             return None
         if p == SWAP_2:
             a, b = self.first, pos
@@ -486,7 +472,6 @@ class ElevensesState:
                 self.late.pop(0)
                 if self.late:
                     self.current = self.late[0]
-                    self._note("turn")
                     return None
                 return self._resolve()
             self.bowl -= 1
@@ -498,7 +483,6 @@ class ElevensesState:
             if action == STOP:
                 return self._end_turn()
             self.first, self.phase = pos, MOVE_TO
-            self._note("turn")
             return None
         if p == MOVE_TO:
             a = self.first
@@ -511,7 +495,6 @@ class ElevensesState:
             self._note("plates")
             if self.moves_left:
                 self.phase = MOVE_FROM
-                self._note("turn")
                 return None
             return self._end_turn()
         if p == LOOK:
@@ -521,7 +504,6 @@ class ElevensesState:
             self.claims[s][pos] = LOOKED_SILENT
             self.phase = CLAIM
             self._note("guilt")
-            self._note("turn")
             return None
         if p == CLAIM:
             if action != SILENT:
@@ -532,7 +514,6 @@ class ElevensesState:
         if p in (CUCUMBER_1, CUCUMBER_2):
             if p == CUCUMBER_1:
                 self.first, self.phase = pos, CUCUMBER_2
-                self._note("turn")
                 return None
             a, b = self.first, pos
             self.guilt[a], self.guilt[b] = self.guilt[b], self.guilt[a]
@@ -546,7 +527,6 @@ class ElevensesState:
             i = self.passers.index(s) + 1
             if i < len(self.passers):
                 self.current = self.passers[i]
-                self._note("turn")
                 return None
             return self._resolve_passing()
         if p in (HAM_TARGET, CAKES_TARGET):
@@ -559,7 +539,6 @@ class ElevensesState:
                 return self._end_turn()
             self.phase = HAM_TAKE if p == HAM_TARGET else CAKES_TAKE
             self.current = decider
-            self._note("turn")
             return None
         if p in (HAM_TAKE, CAKES_TAKE):
             if action == STOP:
@@ -569,7 +548,6 @@ class ElevensesState:
             self._move([(card, HAND + s, (s, other))])
             self.taken = card
             self.phase = HAM_GIVE if p == HAM_TAKE else CAKES_GIVE
-            self._note("turn")
             return None
         if p in (HAM_GIVE, CAKES_GIVE):
             other = self.target if p == HAM_GIVE else self.turn_seat
@@ -586,20 +564,19 @@ class ElevensesState:
         if 2 <= k <= 9:
             moves.append((self.slots[s][k - 2], HAND + s, (s,)))
         self._move(moves)
-        self._note("up")
+        if self.log is not None:
+            self.log.append(("tea", s))
         self.effect = k
         if not self.revealed[s] and all(self.up[s][i - 1] >= 0 for i in GUESTS[self.guests[s]]):
             self.revealed[s] = True
             self._note("guests")
             self.phase = SWAP_1
-            self._note("turn")
             return None
         return self._start_effect()
 
     def _start_effect(self) -> list[float] | None:
         k, s, n = self.effect, self.turn_seat, self.n
         self.current = s
-        self._note("turn")
         if k in (1, 2):
             self.cubes_left = min(SCONE_CUBES if k == 1 else CANAPE_CUBES, self.bowl)
             if not self.cubes_left:
@@ -651,7 +628,6 @@ class ElevensesState:
         self.rearranged = 0
         self.r_card = self.first = self.target = self.taken = self.looked = -1
         self.turns += 1
-        self._note("turn")
         if self.turns >= self.opts.max_turns:
             self.truncated = True
             self.phase = OVER
@@ -676,7 +652,6 @@ class ElevensesState:
             self.bowl -= take
         self.late = [x for i in range(self.n) for x in [(e + i) % self.n] * self.earned[(e + i) % self.n]]
         self._note("plates")
-        self._note("turn")
         if self.late:
             self.phase, self.current = LATE, self.late[0]
             return None
@@ -700,7 +675,6 @@ class ElevensesState:
             self.mrs_wins = self.mrs and self.guilt[n] == 1
         self.phase = OVER
         self.current = -1
-        self._note("turn")
         return [1.0 if s in self.winners else -1.0 for s in range(n)]
 
     def outcome(self) -> dict[str, Any]:
@@ -717,6 +691,23 @@ class ElevensesState:
         }
 
 
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def _mask(actions: list[int]) -> np.ndarray:
+    """The read-only mask of ``actions``, shared between states with the same legal actions."""
+    key = tuple(sorted(actions))
+    m = _MASKS.get(key)
+    if m is None:
+        if len(_MASKS) > 100_000:  # a bound on memory; the common masks come back at once
+            _MASKS.clear()
+        buf = bytearray(NUM_ACTIONS)
+        for a in key:
+            buf[a] = 1
+        m = _MASKS[key] = np.frombuffer(bytes(buf), np.int8)
+    return m
+
+
 # ----------------------------------------------------------------------------------------------- set-up
 def _blank(opts: Options) -> ElevensesState:
     n = opts.num_players
@@ -730,7 +721,7 @@ def _blank(opts: Options) -> ElevensesState:
         hands=[[] for _ in range(n)],
         slots=[[-1] * SLOTS for _ in range(n)],
         up=[[-1] * (NUMBERS - 1) for _ in range(n)],
-        kn=[bytearray(NUM_CARDS) for _ in range(n)],
+        know=[0] * NUM_CARDS,
         guests=[0] * n,
         revealed=[False] * n,
         guilt=[0] * p,
@@ -766,7 +757,7 @@ def deal(opts: Options, rng: np.random.Generator) -> ElevensesState:
         g.hands[s] = cards[SLOTS:]
         for c in g.hands[s]:
             g.loc[c] = HAND + s
-            g.kn[s][c] = 1
+            g.know[c] = 1 << s
     g.guests = [int(x) for x in rng.permutation(len(GUESTS))[:n]]
     murderers = 2 if n == MAX_PLAYERS else 1
     deck = [1] * murderers + [0] * (g.positions - murderers)
@@ -822,12 +813,10 @@ def position(
         raise ValueError("position: every card must be in exactly one place")
     for s in range(n):
         for c in g.hands[s]:
-            g.kn[s][c] = 1
-        for row in g.up:
-            for c in row:
-                if c >= 0:
-                    for t in range(n):
-                        g.kn[t][c] = 1
+            g.know[c] |= 1 << s
+        for c in g.up[s]:
+            if c >= 0:
+                g.know[c] = (1 << n) - 1
     g.guests = list(guests) if guests is not None else list(range(n))
     g.revealed = list(revealed) if revealed is not None else [False] * n
     murderers = 2 if n == MAX_PLAYERS else 1
@@ -874,7 +863,7 @@ def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: boo
     new = g.clone()
     n = g.n
     for x in range(n if cards else 0):
-        free = [c for c in range(x * NUMBERS, (x + 1) * NUMBERS) if not g.kn[seat][c] and g.loc[c] < UP]
+        free = [c for c in range(x * NUMBERS, (x + 1) * NUMBERS) if not g.know[c] >> seat & 1 and g.loc[c] < UP]
         if len(free) < 2:
             continue
         places = [g.loc[c] for c in free]
@@ -899,9 +888,7 @@ def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: boo
             else:
                 k = where - DOWN
                 new.slots[k // SLOTS][k % SLOTS] = c
-            for t in range(n):
-                if t != seat:
-                    new.kn[t][c] = g.kn[t][old]
+            new.know[c] = g.know[old]  # ``seat`` knows neither: the others' knowledge follows the place
         new.pass_choice = [mapping.get(c, c) for c in g.pass_choice]
         if g.taken in mapping:
             new.taken = mapping[g.taken]
