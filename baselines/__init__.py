@@ -11,6 +11,8 @@ from pathlib import Path
 
 from parlour.baselines import search
 from parlour.baselines.base import Policy, RandomPolicy
+from parlour.baselines.elevenses import ElevensesExpert, ElevensesHeuristic
+from parlour.baselines.elevenses import rollout_action as elevenses_rollout
 from parlour.baselines.goes_to_eleven import GoesToElevenExpert, GoesToElevenHeuristic
 from parlour.baselines.goes_to_eleven import rollout_action as goes_to_eleven_rollout
 from parlour.baselines.lady_alice import LadyAliceExpert, LadyAliceHeuristic
@@ -31,12 +33,15 @@ BOTS: dict[str, type[Policy]] = {
         GoesToElevenExpert,
         LadyAliceHeuristic,
         LadyAliceExpert,
+        ElevensesHeuristic,
+        ElevensesExpert,
         DeterminizedSearch,
     )
 }
 
 search.ROLLOUT_POLICIES["goes_to_eleven_v0"] = goes_to_eleven_rollout
 search.ROLLOUT_POLICIES["lady_alice_v0"] = lady_alice_rollout
+search.ROLLOUT_POLICIES["elevenses_v0"] = elevenses_rollout
 #: Lady Alice playouts stop about a round later and are scored as at the turn cap.
 search.ROLLOUT_HORIZONS["lady_alice_v0"] = search.Horizon(steps=12, finish=lady_alice_finish)
 

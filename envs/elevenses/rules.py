@@ -846,10 +846,23 @@ def resample(g: ElevensesState, seat: int, rng: np.random.Generator) -> Elevense
     player to decide without a legal action (an 11 where a pass or a gift is due) is drawn again."""
     for _ in range(100):
         new = _resample(g, seat, rng)
-        if new.phase == OVER or any(new.legal_mask()):
-            if all(any(number(c) != ELEVENSES for c in new.hands[x]) for x in new.passers if new.pass_choice[x] < 0):
-                return new
+        if _can_finish(new):
+            return new
     return _resample(g, seat, rng, cards=False)
+
+
+def _can_finish(g: ElevensesState) -> bool:
+    """The decisions under way can be completed: every passer still to choose, and a Ham Sandwiches / Cakes
+    player who is to give a card, holds a card other than the 11 (and than the card just taken)."""
+
+    def can_give(seat: int) -> bool:
+        return any(number(c) != ELEVENSES and c != g.taken for c in g.hands[seat])
+
+    if g.phase == PASS:
+        return all(can_give(x) for x in g.passers if g.pass_choice[x] < 0)
+    if g.phase in (HAM_TAKE, HAM_GIVE, CAKES_TAKE, CAKES_GIVE):
+        return can_give(g.current)
+    return True
 
 
 def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: bool = True) -> ElevensesState:
@@ -889,7 +902,7 @@ def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: boo
                 k = where - DOWN
                 new.slots[k // SLOTS][k % SLOTS] = c
             new.know[c] = g.know[old]  # ``seat`` knows neither: the others' knowledge follows the place
-        new.pass_choice = [mapping.get(c, c) for c in g.pass_choice]
+        new.pass_choice = [mapping.get(c, c) for c in new.pass_choice]
         if g.taken in mapping:
             new.taken = mapping[g.taken]
         if g.r_card in mapping:

@@ -1,0 +1,418 @@
+"""Scripted opponents for Elevenses: The Guilty Party. Each reads only its observation (decoded through the layout).
+
+- ``elevenses_heuristic``: plays the playable card worth most (teaspoons, its guest's items); an innocent (by its
+  own Guilt card, followed through swaps) takes cubes off its own plate and piles them on the plate that already has
+  the most, a murderer spreads them on the innocents; it plays the 11 when its plate is not the most suspicious and
+  another plate leads; claims truthfully when innocent and frames someone when guilty; passes and gives away the
+  cards it cannot play.
+- ``elevenses_expert``: keeps a belief over where the Murderer card(s) lie -- what it has seen (its own card at
+  set-up, Hors d'Oeuvres looks, both followed through Cucumber swaps), the public claims (weighed as likely true),
+  and each player's suspicion moves (taking cubes off one's own plate is what a murderer does) -- and scores every
+  cube, plate and Guilt-card choice by its chance of winning if the constable came now (arrest of the most
+  suspicious, the least suspicious innocent wins, the murderer wins if not arrested), placing its own late cubes as
+  well as it can; it plays the 11 when that chance is good.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from parlour.baselines.base import Policy, choose_best
+from parlour.envs.elevenses import rules as R
+from parlour.envs.elevenses.env import observation_layout
+
+GAMES = ("elevenses_v0",)
+K = R.NUMBERS
+POS = R.MAX_PLAYERS + 1
+MRS = R.MRS
+_LAYOUT = observation_layout()
+
+
+@dataclass
+class View:
+    """What a seat sees, decoded; seats, plates and Guilt cards relative to the seat (0 = itself, 5 = Mrs L)."""
+
+    n: int
+    positions: list[int]  # relative plate / Guilt indices in play
+    phase: int
+    effect: int
+    hand: list[tuple[int, int]]  # (relative back, number)
+    up: np.ndarray  # relative seat × number 1–10: face up
+    plates: np.ndarray  # cubes per relative plate
+    guilt: np.ndarray  # relative position × (Not Guilty, Murderer): known
+    claims: np.ndarray  # looker × position × (silent, said Murderer, said Not Guilty)
+    put: np.ndarray  # actor × plate: cubes put on
+    took: np.ndarray  # actor × plate: cubes taken off
+    guest: int
+    first: int
+    tea: np.ndarray
+    late: np.ndarray
+    other_hand: list[tuple[int, int]]  # Ham Sandwiches / Cakes: the other hand this seat is choosing from
+    turn_seat: int
+
+    @property
+    def murderers(self) -> int:
+        return 2 if self.n == R.MAX_PLAYERS else 1
+
+
+def decode(observation: np.ndarray) -> View:
+    def field(name: str) -> np.ndarray:
+        return observation[_LAYOUT.slices[name]].reshape(_LAYOUT.by_name[name].shape)
+
+    n = int(field("num_players").argmax()) + R.MIN_PLAYERS
+    positions = list(range(n)) + ([MRS] if n < R.MAX_PLAYERS else [])
+    known = field("known_in_hand")  # back × number × hand
+    hand = [(int(o), int(k) + 1) for o, k in zip(*np.nonzero(known[:, :, 0]), strict=True)]
+    phase = int(field("phase").argmax())
+    effect_row = field("effect")
+    target = int(field("target").argmax()) if field("target").any() else -1
+    turn = int(field("turn_seat").argmax())
+    other: list[tuple[int, int]] = []
+    if phase == R.HAM_TAKE and target >= 0:
+        other = [(int(o), int(k) + 1) for o, k in zip(*np.nonzero(known[:, :, target]), strict=True)]
+    elif phase == R.CAKES_TAKE:
+        other = [(int(o), int(k) + 1) for o, k in zip(*np.nonzero(known[:, :, turn]), strict=True)]
+    up = field("face_up").any(axis=2)
+    first = int(field("first").argmax()) if field("first").any() else -1
+    return View(
+        n=n,
+        positions=positions,
+        phase=phase,
+        effect=int(effect_row.argmax()) + 1 if effect_row.any() else 0,
+        hand=hand,
+        up=up,
+        plates=np.rint(field("plates") * 30).astype(int),
+        guilt=field("guilt_known") > 0,
+        claims=field("claims") > 0,
+        put=np.rint(field("put") * 10).astype(int),
+        took=np.rint(field("took") * 10).astype(int),
+        guest=int(field("own_guest").argmax()),
+        first=first,
+        tea=np.rint(field("tea") * 20).astype(int),
+        late=np.rint(field("late_cubes") * 3).astype(int),
+        other_hand=other,
+        turn_seat=turn,
+    )
+
+
+def card_action(back: int, number: int) -> int:
+    return R.CARD_BASE + back * K + number - 1
+
+
+def card_value(view: View, number: int) -> float:
+    """What a card is worth to this seat: its teaspoons if it can be played here, more if its guest wants it."""
+    if number == R.ELEVENSES:
+        return 5.0  # never given away (it cannot be), kept
+    if view.up[0, number - 1]:
+        return -1.0  # a copy is face up already: unplayable here
+    items = R.GUESTS[view.guest]
+    bonus = 1.5 if number in items else 0.0
+    return R.TEASPOONS[number - 1] + bonus
+
+
+# ----------------------------------------------------------------------------------------------- beliefs
+#: Weight of a public claim about a Guilt card (claims are believed this many times more than not).
+CLAIM_TRUST = 3.0
+#: Weight per cube a player took off their own plate (self-protection is what a murderer does), or put on it.
+SELF_SERVING = 1.3
+
+
+def belief(view: View, use_public: bool = True) -> np.ndarray:
+    """Probability that each relative position holds a Murderer card."""
+    p = np.zeros(POS)
+    known_m = view.guilt[:, 1]
+    known = view.guilt.any(axis=1)
+    p[known_m] = 1.0
+    unknown = [x for x in view.positions if not known[x]]
+    rest = view.murderers - int(known_m.sum())
+    if not unknown or rest <= 0:
+        return p
+    w = np.ones(POS)
+    if use_public:
+        for looker in range(1, view.n):
+            w *= np.where(view.claims[looker, :, 1], CLAIM_TRUST, 1.0)
+            w *= np.where(view.claims[looker, :, 2], 1 / CLAIM_TRUST, 1.0)
+        for s in range(1, view.n):
+            w[s] *= SELF_SERVING ** (view.took[s, s] - view.put[s, s])
+    weights = np.array([w[x] for x in unknown])
+    probs = weights / weights.sum() * rest
+    for _ in range(5):  # keep each below 1 (with two murderers)
+        over = probs > 1
+        if not over.any():
+            break
+        probs[over] = 1
+        free = ~over
+        probs[free] = weights[free] / weights[free].sum() * (rest - over.sum())
+    p[unknown] = np.minimum(probs, 1)
+    return p
+
+
+def win_chance(view: View, plates: np.ndarray, p: np.ndarray, elevenses: int = 0) -> float:
+    """This seat's chance of winning if the game ended with these plates, the murderer(s) drawn from ``p``."""
+    pos = view.positions
+    most = max(plates[x] for x in pos)
+    arrested = {x for x in pos if plates[x] == most}
+
+    def wins(murderers: tuple[int, ...]) -> bool:
+        if not arrested & set(murderers):
+            return 0 in murderers
+        free = [x for x in pos if x not in arrested and x not in murderers]
+        if not free:
+            return False
+        least = min(plates[x] for x in free)
+        best = min((x for x in free if plates[x] == least), key=lambda x: (x == MRS, (x - elevenses) % view.n))
+        return best == 0
+
+    if view.murderers == 1:
+        return float(sum(p[x] for x in pos if p[x] > 0 and wins((x,))))
+    total = norm = 0.0
+    for a, b in combinations(pos, 2):
+        w = p[a] * p[b]
+        if w > 0:
+            norm += w
+            total += w * wins((a, b))
+    return total / norm if norm else 0.0
+
+
+# ----------------------------------------------------------------------------------------------- the bots
+class ElevensesHeuristic(Policy):
+    """Rules of thumb (see the module docstring)."""
+
+    name = "elevenses_heuristic"
+    games = GAMES
+
+    def guilty(self, view: View) -> bool:
+        return bool(view.guilt[0, 1])
+
+    def target_plate(self, view: View) -> int:
+        """Where this seat's cubes go: the other plate with the most cubes (an innocent piles on; a murderer
+        spreads on the leader, who is not itself)."""
+        others = [x for x in view.positions if x != 0]
+        return max(others, key=lambda x: (view.plates[x], -x))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        view = decode(observation)
+        scores = np.zeros(len(action_mask))
+        ph = view.phase
+        if ph == R.TURN:
+            for back, k in view.hand:
+                a = card_action(back, k)
+                scores[a] = card_value(view, k) + rng.random() * 0.1
+                if k == R.ELEVENSES:
+                    scores[a] = 100.0 if self.end_now(view) else -100.0
+            scores[R.REARRANGE] = 0.0
+            scores[R.PASS_TURN] = -50.0
+        elif ph == R.R_CARD:
+            for back, k in view.hand:
+                scores[card_action(back, k)] = -card_value(view, k)
+            scores[R.STOP] = 10.0
+        elif ph in (R.ADD, R.LATE, R.MOVE_TO):
+            scores[R.PLATE_BASE + self.target_plate(view)] = 1.0
+        elif ph == R.MOVE_FROM:
+            scores[R.STOP] = 0.5
+            own = R.PLATE_BASE + 0
+            scores[own] = 2.0 if view.plates[0] > 0 else -1.0
+            if view.effect == 4 and view.plates[0] == 0:  # Tarts must move one: from the emptiest other plate
+                for x in view.positions:
+                    scores[R.PLATE_BASE + x] = -view.plates[x]
+        elif ph == R.SWAP_1:
+            low = min(view.positions, key=lambda x: view.plates[x])
+            scores[R.STOP] = 0.5
+            if view.plates[low] < view.plates[0]:
+                scores[R.PLATE_BASE + 0] = 1.0
+        elif ph == R.SWAP_2:
+            for x in view.positions:
+                scores[R.PLATE_BASE + x] = -view.plates[x]
+        elif ph == R.LOOK:
+            for x in view.positions:
+                scores[R.GUILT_BASE + x] = 0.0 if view.guilt[x].any() else 1.0
+        elif ph == R.CLAIM:
+            looked = int(np.argmax(observation[_LAYOUT.slices["looked"]]))
+            saw_murderer = bool(view.guilt[looked, 1])
+            if self.guilty(view):
+                scores[R.CLAIM_MURDERER] = 1.0  # frame whoever it was
+            else:
+                scores[R.CLAIM_MURDERER if saw_murderer else R.CLAIM_INNOCENT] = 1.0
+        elif ph in (R.CUCUMBER_1, R.CUCUMBER_2):
+            scores = self.cucumber(view, ph, scores)
+        elif ph in (R.PASS, R.HAM_GIVE, R.CAKES_GIVE):
+            for back, k in view.hand:
+                scores[card_action(back, k)] = -card_value(view, k)
+        elif ph in (R.HAM_TAKE, R.CAKES_TAKE):
+            worst = min((card_value(view, k) for _, k in view.hand if k != R.ELEVENSES), default=0.0)
+            scores[R.STOP] = worst
+            for back, k in view.other_hand:
+                scores[card_action(back, k)] = card_value(view, k)
+        return choose_best(scores, action_mask, rng)
+
+    def end_now(self, view: View) -> bool:
+        own = view.plates[0]
+        lead = max(view.plates[x] for x in view.positions if x != 0)
+        return own < lead
+
+    def cucumber(self, view: View, ph: int, scores: np.ndarray) -> np.ndarray:
+        """A murderer moves its card to the most suspicious plate; an innocent moves a known Murderer card there."""
+        lead = self.target_plate(view)
+        source = 0 if self.guilty(view) else (int(np.argmax(view.guilt[:, 1])) if view.guilt[:, 1].any() else -1)
+        if source < 0 or source == lead:
+            source, lead = [x for x in view.positions if x != 0][:2] if view.n > 2 else (view.positions[1], MRS)
+        want = source if ph == R.CUCUMBER_1 else lead
+        scores[R.GUILT_BASE + want] = 1.0
+        return scores
+
+
+class ElevensesExpert(ElevensesHeuristic):
+    """Belief over the Murderer card(s) and win-if-it-ended-now scoring (see the module docstring)."""
+
+    name = "elevenses_expert"
+    #: Play the 11 when the chance of winning now is at least this.
+    end_threshold = 0.5
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        view = decode(observation)
+        ph = view.phase
+        p = belief(view)
+        scores = np.full(len(action_mask), -np.inf)
+        if ph in (R.ADD, R.LATE):
+            for x in view.positions:
+                plates = view.plates.copy()
+                plates[x] += 1
+                scores[R.PLATE_BASE + x] = self.value(view, plates, p, late=ph == R.LATE)
+        elif ph == R.MOVE_FROM or ph == R.MOVE_TO:
+            best: dict[int, float] = {}
+            for a in view.positions:
+                if view.plates[a] == 0 or (ph == R.MOVE_TO and a != view.first):
+                    continue
+                for b in view.positions:
+                    if b != a:
+                        plates = view.plates.copy()
+                        plates[a] -= 1
+                        plates[b] += 1
+                        key = a if ph == R.MOVE_FROM else b
+                        best[key] = max(best.get(key, -np.inf), self.value(view, plates, p))
+            for x, v in best.items():
+                scores[R.PLATE_BASE + x] = v
+            scores[R.STOP] = self.value(view, view.plates, p) + 1e-6  # Biscuits: stop unless a move helps
+        elif ph in (R.SWAP_1, R.SWAP_2):
+            best = {}
+            for a, b in combinations(view.positions, 2):
+                if ph == R.SWAP_2 and view.first not in (a, b):
+                    continue
+                plates = view.plates.copy()
+                plates[a], plates[b] = plates[b], plates[a]
+                v = self.value(view, plates, p)
+                for x in (a, b) if ph == R.SWAP_1 else ((b if a == view.first else a),):
+                    best[x] = max(best.get(x, -np.inf), v)
+            for x, v in best.items():
+                scores[R.PLATE_BASE + x] = v
+            scores[R.STOP] = self.value(view, view.plates, p) + 1e-6
+        elif ph in (R.CUCUMBER_1, R.CUCUMBER_2):
+            best = {}
+            for a, b in combinations(view.positions, 2):
+                if ph == R.CUCUMBER_2 and view.first not in (a, b):
+                    continue
+                q = p.copy()
+                q[a], q[b] = q[b], q[a]
+                v = self.value(view, view.plates, q)
+                for x in (a, b) if ph == R.CUCUMBER_1 else ((b if a == view.first else a),):
+                    best[x] = max(best.get(x, -np.inf), v)
+            for x, v in best.items():
+                scores[R.GUILT_BASE + x] = v
+        elif ph == R.LOOK:
+            for x in view.positions:
+                if x != 0:
+                    scores[R.GUILT_BASE + x] = -abs(p[x] - 0.5) - (1.0 if view.guilt[x].any() else 0.0)
+        elif ph == R.CLAIM:
+            return self.claim(view, observation, p, action_mask, rng)
+        elif ph == R.TURN:
+            chance = self.value(view, view.plates, p, late=True)
+            for back, k in view.hand:
+                a = card_action(back, k)
+                if not action_mask[a]:
+                    continue
+                if k == R.ELEVENSES:
+                    scores[a] = 100.0 if chance >= self.end_threshold else -100.0
+                else:
+                    control = 1.0 if k in (1, 2, 3, 4, 10) and chance < self.end_threshold else 0.0
+                    scores[a] = card_value(view, k) + control + rng.random() * 0.1
+            scores[R.REARRANGE] = 0.0
+            scores[R.PASS_TURN] = -50.0
+        else:
+            return super().act(observation, action_mask, rng)
+        return choose_best(scores, action_mask, rng)
+
+    def value(self, view: View, plates: np.ndarray, p: np.ndarray, late: bool = False) -> float:
+        """Win chance if the game ended now; with ``late`` this seat's late cubes are placed greedily first
+        (it would be the Elevenses player)."""
+        plates = plates.copy()
+        if late:
+            rank = sorted(range(view.n), key=lambda x: (-view.tea[x], x))
+            cubes = R.PLACE_CUBES[view.n][rank.index(0)]
+            for _ in range(cubes):
+                best = max(view.positions, key=lambda x: _bump(view, plates, p, x))
+                plates[best] += 1
+        return win_chance(view, plates, p)
+
+    def claim(
+        self, view: View, observation: np.ndarray, p: np.ndarray, mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        looked = int(np.argmax(observation[_LAYOUT.slices["looked"]]))
+        saw_murderer = bool(view.guilt[looked, 1])
+        scores = np.zeros(len(mask))
+        if p[0] >= 0.5 and not saw_murderer:
+            # A murderer frames an innocent who already draws suspicion, else keeps quiet.
+            lead = max(view.plates[x] for x in view.positions if x != 0)
+            scores[R.CLAIM_MURDERER if view.plates[looked] >= lead else R.SILENT] = 1.0
+        elif p[0] >= 0.5:
+            scores[R.SILENT] = 1.0  # the other murderer (five players): no need to expose a partner
+        else:
+            scores[R.CLAIM_MURDERER if saw_murderer else R.CLAIM_INNOCENT] = 1.0
+        return choose_best(scores, mask, rng)
+
+
+def _bump(view: View, plates: np.ndarray, p: np.ndarray, x: int) -> float:
+    trial = plates.copy()
+    trial[x] += 1
+    return win_chance(view, trial, p)
+
+
+#: In the search bot's playouts: this share of decisions is uniformly random, the rest follow the rules of thumb.
+PLAYOUT_RANDOM = 0.3
+
+
+def rollout_action(state: R.ElevensesState, u: float) -> int:
+    """A fast playout policy on the rules state (for the search bot): mostly the heuristic's rules of thumb --
+    the most teaspoons, cubes onto the plate that leads (never one's own), cubes off one's own plate, the 11 when
+    one's own plate does not lead -- and sometimes a random legal action."""
+    legal = state.legal_actions()
+    if u < PLAYOUT_RANDOM or len(legal) == 1:
+        return legal[int(u / PLAYOUT_RANDOM * len(legal)) % len(legal)]
+    s, ph, n = state.current, state.phase, state.n
+
+    def plate_action(pos: int) -> int:
+        return R.PLATE_BASE + state.rel_of(pos, s)
+
+    others = [x for x in range(state.positions) if x != s]
+    lead = max(others, key=lambda x: state.plates[x])
+    if ph == R.TURN:
+        cards = [c for c in state.hands[s] if state.playable(s, c)]
+        if any(R.number(c) == R.ELEVENSES for c in cards):
+            if state.plates[s] < state.plates[lead]:
+                return R.card_action(next(c for c in cards if R.number(c) == R.ELEVENSES), s, n)
+            cards = [c for c in cards if R.number(c) != R.ELEVENSES]
+        if cards:
+            return R.card_action(max(cards, key=lambda c: R.TEASPOONS[R.number(c) - 1]), s, n)
+    elif ph in (R.ADD, R.LATE) or (ph == R.MOVE_TO and lead != state.first):
+        if plate_action(lead) in legal:
+            return plate_action(lead)
+    elif ph == R.MOVE_FROM:
+        if state.plates[s] > 0:
+            return plate_action(s)
+        if R.STOP in legal:
+            return R.STOP
+    elif ph == R.R_CARD and R.STOP in legal:
+        return R.STOP
+    return legal[int((u - PLAYOUT_RANDOM) / (1 - PLAYOUT_RANDOM) * len(legal)) % len(legal)]
