@@ -18,8 +18,9 @@ MAXP = R.MAX_PLAYERS
 POS = MAXP + 1  # plates / Guilt cards: five seats and Mrs Lansdowne
 K = R.NUMBERS
 G = len(R.GUESTS)
-#: Scales: plates ÷ 30 (every cube in the game), cubes moved ÷ 10 (at most 1), teaspoons ÷ 20, hand backs ÷ 3.
-PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE = 1 / 30, 0.1, 0.05, 1 / 3
+#: Scales: plates ÷ 30 (every cube in the game), cubes moved ÷ 10 (at most 1), teaspoons ÷ 20, hand backs ÷ 4 (a
+#: hand holds 4 cards between a Ham Sandwiches / Cakes take and give), late cubes ÷ 3.
+PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE, LATE_SCALE = 1 / 30, 0.1, 0.05, 1 / 4, 1 / 3
 REL = "relative seat"
 OWNER = "back (relative seat)"
 PLATE = "plate (relative seat; 5 = Mrs Lansdowne)"
@@ -55,7 +56,7 @@ _FIELDS: tuple[tuple[str, tuple[int, ...], str, tuple[str, ...]], ...] = (
         (OWNER, "number"),
     ),
     ("down_backs", (MAXP, R.SLOTS, MAXP), "public: the back of each face-down card, by seat and slot", (REL, "slot", OWNER)),
-    ("hand_backs", (MAXP, MAXP), "public: cards of each back in each hand ÷ 3", (REL, OWNER)),
+    ("hand_backs", (MAXP, MAXP), "public: cards of each back in each hand ÷ 4", (REL, OWNER)),
     ("face_up", (MAXP, K - 1, MAXP), "public: face-up cards by seat and number (1–10), one-hot back", (REL, "number", OWNER)),
     ("revealed_guests", (MAXP, G), "public: revealed Guest cards, one-hot by seat", (REL, "guest")),
     ("tea", (MAXP,), "public: teaspoons of each spread (revealed guest included) ÷ 20", (REL,)),
@@ -274,7 +275,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
                     m[i["put"] + s * POS + p] = min(1.0, g.put[s][pos] * CUBE_SCALE)
                     m[i["took"] + s * POS + p] = min(1.0, g.took[s][pos] * CUBE_SCALE)
             for s in g.late:
-                m[i["late_cubes"] + s] += HAND_SCALE
+                m[i["late_cubes"] + s] += LATE_SCALE
             m[i["bowl"]] = g.bowl / (R.CUBES_PER_PLAYER * MAXP)
         else:
             for e, x in self._turn_entries():
