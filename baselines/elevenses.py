@@ -270,6 +270,10 @@ class ElevensesExpert(ElevensesHeuristic):
     name = "elevenses_expert"
     #: Play the 11 when the chance of winning now is at least this.
     end_threshold = 0.5
+    #: Weight of :func:`shaping` beside the chance of winning (it breaks ties between moves that do not change it).
+    shaping_weight = 0.02
+    #: Weight of a card's :meth:`gain` beside its teaspoons when choosing what to play.
+    gain_weight = 5.0
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         view = decode(observation)
@@ -336,13 +340,50 @@ class ElevensesExpert(ElevensesHeuristic):
                 if k == R.ELEVENSES:
                     scores[a] = 100.0 if chance >= self.end_threshold else -100.0
                 else:
-                    control = 1.0 if k in (1, 2, 3, 4, 10) and chance < self.end_threshold else 0.0
-                    scores[a] = card_value(view, k) + control + rng.random() * 0.1
+                    gain = self.gain(view, k, p)
+                    scores[a] = card_value(view, k) + self.gain_weight * gain + rng.random() * 0.1
             scores[R.REARRANGE] = 0.0
             scores[R.PASS_TURN] = -50.0
         else:
             return super().act(observation, action_mask, rng)
         return choose_best(scores, action_mask, rng)
+
+    def gain(self, view: View, number: int, p: np.ndarray) -> float:
+        """How much the card's special action could raise :meth:`value` (cubes and Guilt cards; 0 for the rest)."""
+        now = self.value(view, view.plates, p)
+        pos = view.positions
+        if number in (1, 2):
+            plates = view.plates.copy()
+            for _ in range(2 if number == 1 else 1):
+                plates[max(pos, key=lambda x: _bump(view, plates, p, x))] += 1
+            return self.value(view, plates, p) - now
+        if number in (3, 4):
+            plates, best = view.plates.copy(), now
+            for _ in range(2 if number == 3 else 1):
+                moves = [(a, b) for a in pos for b in pos if a != b and plates[a] > 0]
+                if not moves:
+                    break
+                options = []
+                for a, b in moves:
+                    trial = plates.copy()
+                    trial[a] -= 1
+                    trial[b] += 1
+                    options.append((self.value(view, trial, p), a, b))
+                v, a, b = max(options)
+                if number == 3 and v <= best:
+                    break
+                plates[a] -= 1
+                plates[b] += 1
+                best = v
+            return best - now
+        if number == 10:
+            swaps = []
+            for a, b in combinations(pos, 2):
+                q = p.copy()
+                q[a], q[b] = q[b], q[a]
+                swaps.append(self.value(view, view.plates, q))
+            return max(swaps) - now
+        return 0.0
 
     def value(self, view: View, plates: np.ndarray, p: np.ndarray, late: bool = False) -> float:
         """Win chance if the game ended now; with ``late`` this seat's late cubes are placed greedily first
@@ -354,7 +395,7 @@ class ElevensesExpert(ElevensesHeuristic):
             for _ in range(cubes):
                 best = max(view.positions, key=lambda x: _bump(view, plates, p, x))
                 plates[best] += 1
-        return win_chance(view, plates, p)
+        return win_chance(view, plates, p) + self.shaping_weight * shaping(view, plates, p)
 
     def claim(
         self, view: View, observation: np.ndarray, p: np.ndarray, mask: np.ndarray, rng: np.random.Generator
@@ -376,7 +417,17 @@ class ElevensesExpert(ElevensesHeuristic):
 def _bump(view: View, plates: np.ndarray, p: np.ndarray, x: int) -> float:
     trial = plates.copy()
     trial[x] += 1
-    return win_chance(view, trial, p)
+    return win_chance(view, trial, p) + 0.02 * shaping(view, trial, p)
+
+
+def shaping(view: View, plates: np.ndarray, p: np.ndarray) -> float:
+    """How the cubes lie for this seat, short of deciding the game: an innocent wants cubes where the Murderer
+    card probably is and few on itself; a murderer wants the others' plates fuller than its own."""
+    others = [x for x in view.positions if x != 0]
+    mass = sum(p[x] for x in others)
+    suspect = sum(p[x] * plates[x] for x in others) / mass if mass > 0 else 0.0
+    me = min(1.0, p[0])
+    return float((1 - me) * (suspect - plates[0]) + me * (max(plates[x] for x in others) - plates[0]))
 
 
 #: In the search bot's playouts: this share of decisions is uniformly random, the rest follow the rules of thumb.
