@@ -75,7 +75,7 @@ def decode(observation: np.ndarray) -> View:
         other = [(int(o), int(k) + 1) for o, k in zip(*np.nonzero(known[:, :, target]), strict=True)]
     elif phase == R.CAKES_TAKE:
         other = [(int(o), int(k) + 1) for o, k in zip(*np.nonzero(known[:, :, turn]), strict=True)]
-    up = field("face_up").any(axis=2)
+    up = np.asarray(field("face_up").any(axis=2))
     first = int(field("first").argmax()) if field("first").any() else -1
     return View(
         n=n,
@@ -124,7 +124,7 @@ def belief(view: View, use_public: bool = True) -> np.ndarray:
     """Probability that each relative position holds a Murderer card."""
     p = np.zeros(POS)
     known_m = view.guilt[:, 1]
-    known = view.guilt.any(axis=1)
+    known = np.asarray(view.guilt.any(axis=1))
     p[known_m] = 1.0
     unknown = [x for x in view.positions if not known[x]]
     rest = view.murderers - int(known_m.sum())

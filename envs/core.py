@@ -423,6 +423,18 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
     def close(self) -> None:
         pass
 
+    # A game's incremental encoder may keep a memoryview ``_v`` over its source vector ``_src`` (item writes cost half
+    # of numpy's); a memoryview cannot be pickled or deep-copied, so it is dropped and rebuilt over the copied vector.
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_v", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_src" in state:
+            self._v = state["_src"].data
+
     # ------------------------------------------------------------------------------------ search & records
     def clone(self) -> ParlourEnv[S]:
         """An exact, independent copy (same state, same future random draws)."""

@@ -396,7 +396,14 @@ def test_a_short_sugar_bowl_serves_the_higher_place_first() -> None:
     ],
 )
 def test_arrest_and_winner(
-    n: int, plates: list[int], guilt_: list[int], e: int, winners: list[int], mrs_wins: bool, arrested: list[int], why: str
+    n: int,
+    plates: list[int],
+    guilt_: list[int],
+    e: int,
+    winners: list[int],
+    mrs_wins: bool,
+    arrested: list[int],
+    why: str,
 ) -> None:
     g = ending(n, plates, guilt_, e=e)
     rewards = step(g, act_card(g, card(e, 11)))

@@ -887,7 +887,8 @@ def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: boo
             ok = [
                 i
                 for i, c in enumerate(free)
-                if c not in pending and (places[i] == HAND + x or DOWN + SLOTS * x <= places[i] < DOWN + SLOTS * (x + 1))
+                if c not in pending
+                and (places[i] == HAND + x or DOWN + SLOTS * x <= places[i] < DOWN + SLOTS * (x + 1))
             ]
             i = ok[int(rng.integers(len(ok)))]
             order.remove(eleven)

@@ -198,16 +198,6 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         self._shown: list[int] = []
         self._shown_base = tuple(self._i[k] for k in ("phase", "to_act", "eleven_player", "pending", "pick_holder"))
 
-    # A memoryview cannot be pickled or deep-copied: drop it and rebuild it over the copied vector.
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_v"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._v = self._src.data
-
     # ------------------------------------------------------------------------------------------ rules
     def _deal(self, rng: np.random.Generator) -> R.ElevenState:
         return R.deal(self.rules_options, rng)
