@@ -52,6 +52,7 @@ SHIPPED: dict[str, str] = {
     "six_suspects_ppo": "six_suspects_v0",
     "goes_to_eleven_ppo": "goes_to_eleven_v0",
     "lady_alice_ppo": "lady_alice_v0",
+    "elevenses_ppo": "elevenses_v0",
 }
 
 

@@ -149,6 +149,16 @@ def one_hot_entries(src: Layout, size: int, hot: int) -> np.ndarray:
     return np.where(np.arange(size) == hot, src["one"].start, src["zero"].start)
 
 
+def state_with_source(state: Layout, source: np.ndarray, players: int) -> np.ndarray:
+    """A new full-information vector whose first field is the one-hot player count (``players``: its index) and
+    whose next fields are the source's, in the same order, without its two constants; the game fills the rest."""
+    v = np.zeros(state.size, np.float32)
+    v[state[state.fields[0].name].start + players] = 1
+    first = state[state.fields[1].name].start
+    v[first : first + source.size - 2] = source[2:]
+    return v
+
+
 def gather_index(
     obs: Layout,
     src: Layout,

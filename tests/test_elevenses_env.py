@@ -127,3 +127,20 @@ def test_bad_keywords_raise_with_the_valid_range(kwargs: dict[str, Any], message
     with pytest.raises(ValueError) as err:
         elevenses_v0.env(**kwargs)
     assert message in str(err.value)
+
+
+def test_state_holds_everything_hidden() -> None:
+    env = elevenses_v0.env(num_players=4)
+    env.reset(seed=2)
+    g = env.unwrapped.game
+    d = env.unwrapped.state_layout.decode(env.state())
+    assert d["num_players"].argmax() == 2
+    assert d["guilt"].tolist() == g.guilt[:4] + [0.0, float(g.guilt[4])], "seats, then Mrs Lansdowne at index 5"
+    assert [int(r.argmax()) for r in d["guests"][:4]] == g.guests
+    for s in range(4):
+        assert {(int(o), int(k)) for o, k in zip(*np.nonzero(d["hands"][s]), strict=True)} == {
+            (R.owner(c), c % R.NUMBERS) for c in g.hands[s]
+        }
+        assert [int(r.argmax()) for r in d["face_down"][s]] == [c % R.NUMBERS for c in g.slots[s]]
+    # Every seat's private knowledge is in the state too (the source's per-seat blocks).
+    assert d["known_in_hand"].sum() == 12 and d["own_guest"].sum() == 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from parlour.baselines.match import run_match
-from parlour.envs import checks, goes_to_eleven_v0, lady_alice_v0, six_suspects_v0
+from parlour.envs import checks, elevenses_v0, goes_to_eleven_v0, lady_alice_v0, six_suspects_v0
 
 pytestmark = pytest.mark.slow
 
@@ -76,3 +76,22 @@ def test_lady_alice_ladder_with_search() -> None:
     }
     assert rows["search"]["win_ci"][0] > rows["random"]["win_ci"][1], rows
     assert rows["lady_alice_heuristic"]["win_ci"][0] > rows["random"]["win_ci"][1], rows
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_elevenses_long_audit_and_fuzz(n: int) -> None:
+    def factory() -> elevenses_v0.raw_env:
+        return elevenses_v0.env(num_players=n)
+
+    checks.hidden_information_audit(factory, games=6, every=2, seed=700 + n)
+    assert checks.fuzz(factory, games=200, seed=800 + n).games == 200
+
+
+def test_elevenses_ladder_with_search() -> None:
+    rows = {
+        r["bot"]: r
+        for r in run_match(
+            "elevenses_v0", ["random", "elevenses_heuristic", "search"], num_players=4, games=40, seed=10
+        )
+    }
+    assert rows["search"]["win_ci"][0] > rows["random"]["win_ci"][1], rows

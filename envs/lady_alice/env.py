@@ -12,7 +12,14 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.lady_alice import rules as R
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_columns
+from parlour.envs.layout import (
+    Field,
+    Layout,
+    gather_index,
+    one_hot_entries,
+    relative_columns,
+    state_with_source,
+)
 
 C = R.NUM_CLUES
 MAXP = R.MAX_PLAYERS
@@ -434,11 +441,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
     def _encode_state(self) -> np.ndarray:
         g = self.game
         lay = self.state_layout
-        v = np.zeros(lay.size, np.float32)
-        v[lay["num_players"].start + g.n - R.MIN_PLAYERS] = 1
-        src = self._src[2:]  # the source without its constants: the state's next fields, in the same order
-        first = lay[lay.fields[1].name].start
-        v[first : first + src.size] = src
+        v = state_with_source(lay, self._src, g.n - R.MIN_PLAYERS)
         v[lay["solution"].start + np.array(g.solution)] = 1
         if g.special >= 0:
             v[lay["special"].start + g.special] = 1
