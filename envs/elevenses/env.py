@@ -276,18 +276,25 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
                     if g.claims[s][pos]:
                         m[i["claims"] + (s * POS + p) * 3 + g.claims[s][pos] - 1] = 1.0
         elif name == "plates":
-            for pos in range(g.positions):
-                p = _plate(g, pos)
-                m[i["plates"] + p] = g.plates[pos] * PLATE_SCALE
-                for s in range(n):
-                    m[i["put"] + s * POS + p] = min(1.0, g.put[s][pos] * CUBE_SCALE)
-                    m[i["took"] + s * POS + p] = min(1.0, g.took[s][pos] * CUBE_SCALE)
-            for s in g.late:
-                m[i["late_cubes"] + s] += LATE_SCALE
-            m[i["bowl"]] = g.bowl / (R.CUBES_PER_PLAYER * MAXP)
+            for s in range(n):
+                self._write_cubes(s)
         else:
             for e, x in self._turn_entries():
                 m[e] = x
+
+    def _write_cubes(self, actor: int) -> None:
+        """Rewrite the plates, the Sugar Bowl, the late cubes and ``actor``'s tallies (what moving cubes changes)."""
+        g, i, m = self.game, self._i, self._v
+        put, took, row = g.put[actor], g.took[actor], actor * POS
+        for pos in range(g.positions):
+            p = _plate(g, pos)
+            m[i["plates"] + p] = g.plates[pos] * PLATE_SCALE
+            m[i["put"] + row + p] = min(1.0, put[pos] * CUBE_SCALE)
+            m[i["took"] + row + p] = min(1.0, took[pos] * CUBE_SCALE)
+        late = i["late_cubes"]
+        for s in range(g.n):
+            m[late + s] = g.late.count(s) * LATE_SCALE
+        m[i["bowl"]] = g.bowl / (R.CUBES_PER_PLAYER * MAXP)
 
     def _turn_entries(self) -> list[tuple[int, float]]:
         """The non-zero source entries of the turn group: the decision under way."""
@@ -363,6 +370,8 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
                     cards.append(event)
                 elif kind == "tea":  # a card played face up: that spread's teaspoons
                     m[self._i["tea"] + event[1]] = g.tea(event[1]) * TEA_SCALE
+                elif kind == "cubes":  # one player moved cubes: only its own tallies change
+                    self._write_cubes(event[1])
                 else:
                     groups.add(kind)
             # Cards move at once (a re-arrangement swaps two): every old sight is cleared before any new one is set.

@@ -296,6 +296,11 @@ class ElevensesState:
         if self.log is not None:
             self.log.append((name,))
 
+    def _cubes(self, actor: int) -> None:
+        """Note for an encoder that ``actor`` moved cubes (the plates, its own tallies, the bowl, late cubes)."""
+        if self.log is not None:
+            self.log.append(("cubes", actor))
+
     def _shift(self, actor: int, pos: int, cubes: int) -> None:
         if cubes > 0:
             self.put[actor][pos] += cubes
@@ -462,12 +467,12 @@ class ElevensesState:
             self._shift(s, a, pb - pa)
             self._shift(s, b, pa - pb)
             self.first = -1
-            self._note("plates")
+            self._cubes(s)
             return self._start_effect()
         if p in (ADD, LATE):
             self.plates[pos] += 1
             self.put[s][pos] += 1
-            self._note("plates")
+            self._cubes(s)
             if p == LATE:
                 self.late.pop(0)
                 if self.late:
@@ -492,7 +497,7 @@ class ElevensesState:
             self.put[s][pos] += 1
             self.first = -1
             self.moves_left -= 1
-            self._note("plates")
+            self._cubes(s)
             if self.moves_left:
                 self.phase = MOVE_FROM
                 return None
