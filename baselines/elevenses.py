@@ -7,7 +7,8 @@
   cards it cannot play.
 - ``elevenses_expert``: keeps a belief over where the Murderer card(s) lie -- what it has seen (its own card at
   set-up, Hors d'Oeuvres looks, both followed through Cucumber swaps), the public claims (weighed as likely true),
-  and each player's suspicion moves (taking cubes off one's own plate is what a murderer does) -- and scores every
+  each player's suspicion moves (taking cubes off one's own plate is what a murderer does) and Guilt cards moved
+  off a player's own place -- and scores every
   cube, plate and Guilt-card choice by its chance of winning if the constable came now (arrest of the most
   suspicious, the least suspicious innocent wins, the murderer wins if not arrested), placing its own late cubes as
   well as it can; it plays the 11 when that chance is good.
@@ -45,6 +46,7 @@ class View:
     guilt: np.ndarray  # relative position × (Not Guilty, Murderer): known
     claims: np.ndarray  # looker × position × (silent, said Murderer, said Not Guilty)
     put: np.ndarray  # actor × plate: cubes put on
+    swapped: np.ndarray  # actor × Guilt card × (swapped by the actor, moved off the actor's own place)
     took: np.ndarray  # actor × plate: cubes taken off
     guest: int
     first: int
@@ -88,6 +90,7 @@ def decode(observation: np.ndarray) -> View:
         guilt=field("guilt_known") > 0,
         claims=field("claims") > 0,
         put=np.rint(field("put") * 10).astype(int),
+        swapped=field("swapped") > 0,
         took=np.rint(field("took") * 10).astype(int),
         guest=int(field("own_guest").argmax()),
         first=first,
@@ -118,6 +121,8 @@ def card_value(view: View, number: int) -> float:
 CLAIM_TRUST = 3.0
 #: Weight per cube a player took off their own plate (self-protection is what a murderer does), or put on it.
 SELF_SERVING = 1.3
+#: Weight of a Guilt card another player moved off their own place with Cucumber Sandwiches (a murderer's move).
+SWAP_TELL = 2.0
 
 
 def belief(view: View, use_public: bool = True) -> np.ndarray:
@@ -137,6 +142,7 @@ def belief(view: View, use_public: bool = True) -> np.ndarray:
             w *= np.where(view.claims[looker, :, 2], 1 / CLAIM_TRUST, 1.0)
         for s in range(1, view.n):
             w[s] *= SELF_SERVING ** (view.took[s, s] - view.put[s, s])
+            w *= np.where(view.swapped[s, :, 1], SWAP_TELL, 1.0)
     weights = np.array([w[x] for x in unknown])
     probs = weights / weights.sum() * rest
     for _ in range(5):  # keep each below 1 (with two murderers)

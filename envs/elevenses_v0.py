@@ -33,7 +33,7 @@ Agents ``player_0 … player_{n-1}`` (2–5), clockwise; ``player_0`` starts (``
 
 Observation
 -----------
-``observe(agent)`` returns ``{"observation": Box(0, 1, (1542,), float32), "action_mask": Box(0, 1, (85,), int8)}``.
+``observe(agent)`` returns ``{"observation": Box(0, 1, (1627,), float32), "action_mask": Box(0, 1, (85,), int8)}``.
 The observation is a perfect-recall information state; seats, backs, plates and Guilt cards are relative to the
 observer (0 = itself, 1 = its left neighbour, …; plate and Guilt index 5 is Mrs Lansdowne's).
 ``env.unwrapped.observation_dict(agent)`` decodes it into these fields:
@@ -55,27 +55,30 @@ observer (0 = itself, 1 = its left neighbour, …; plate and Guilt index 5 is Mr
 | 1308–1337 | `put` | 5 (relative seat) × 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public history: cubes each player has put on each guest's plate (added, moved there, plate swaps) ÷ 10, at most 1 |
 | 1338–1367 | `took` | 5 (relative seat) × 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public history: cubes each player has taken off each guest's plate (moved away, plate swaps) ÷ 10, at most 1 |
 | 1368–1457 | `claims` | 5 (relative seat) × 6 (plate (relative seat; 5 = Mrs Lansdowne)) × 3 (claim) | public history: per looker and Guilt card (followed through swaps): looked and kept silent, said Murderer, said Not Guilty |
-| 1458–1462 | `late_cubes` | 5 (relative seat) | public: late-suspicion cubes each player still has to place ÷ 3 |
-| 1463–1463 | `bowl` | 1 | public: cubes left in the Sugar Bowl ÷ 30 |
-| 1464–1484 | `phase` | 21 (phase) | public: one-hot decision under way |
-| 1485–1495 | `effect` | 11 (number) | public: one-hot number whose special action is under way |
-| 1496–1500 | `to_act` | 5 (relative seat) | public: one-hot seat to decide |
-| 1501–1505 | `turn_seat` | 5 (relative seat) | public: one-hot seat whose turn it is |
-| 1506–1510 | `elevenses_player` | 5 (relative seat) | public: one-hot seat that played the 11 |
-| 1511–1515 | `passers` | 5 (relative seat) | public: seats passing a card this round |
-| 1516–1520 | `passed` | 5 (relative seat) | public: seats that have chosen the card they pass |
-| 1521–1525 | `target` | 5 (relative seat) | public: the other player of Ham Sandwiches / Cakes |
-| 1526–1531 | `first` | 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public: the first plate or Guilt card chosen, or the plate a cube moves from |
-| 1532–1537 | `looked` | 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public: the Guilt card just looked at |
-| 1538–1541 | `progress` | 4 | public: re-arrangements made ÷ 2, cubes to add ÷ 2, moves left ÷ 2, turns ÷ max_turns |
-| | total | 1542 | |
+| 1458–1517 | `swapped` | 5 (relative seat) × 6 (plate (relative seat; 5 = Mrs Lansdowne)) × 2 (swap) | public history: per player and Guilt card (followed through swaps): swapped by that player with Cucumber Sandwiches; moved off that player's own place |
+| 1518–1542 | `hands_seen` | 5 (relative seat) × 5 (relative seat) | public history: how often each player has seen each player's hand (Ham Sandwiches, Cakes) ÷ 5, at most 1 |
+| 1543–1547 | `late_cubes` | 5 (relative seat) | public: late-suspicion cubes each player still has to place ÷ 3 |
+| 1548–1548 | `bowl` | 1 | public: cubes left in the Sugar Bowl ÷ 30 |
+| 1549–1569 | `phase` | 21 (phase) | public: one-hot decision under way |
+| 1570–1580 | `effect` | 11 (number) | public: one-hot number whose special action is under way |
+| 1581–1585 | `to_act` | 5 (relative seat) | public: one-hot seat to decide |
+| 1586–1590 | `turn_seat` | 5 (relative seat) | public: one-hot seat whose turn it is |
+| 1591–1595 | `elevenses_player` | 5 (relative seat) | public: one-hot seat that played the 11 |
+| 1596–1600 | `passers` | 5 (relative seat) | public: seats passing a card this round |
+| 1601–1605 | `passed` | 5 (relative seat) | public: seats that have chosen the card they pass |
+| 1606–1610 | `target` | 5 (relative seat) | public: the other player of Ham Sandwiches / Cakes |
+| 1611–1616 | `first` | 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public: the first plate or Guilt card chosen, or the plate a cube moves from |
+| 1617–1622 | `looked` | 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public: the Guilt card just looked at |
+| 1623–1626 | `progress` | 4 | public: re-arrangements made ÷ 2, cubes to add ÷ 2, moves left ÷ 2, turns ÷ max_turns |
+| | total | 1627 | |
 
 What is hidden: the faces of cards in other hands and of face-down cards (one's own too, until one has put a
 known card there), other players' Guests until revealed, the Guilt cards one has not seen, and the cards others
 have chosen to pass. Card knowledge is *tracked*: a seat that saw a card (its hand, Ham Sandwiches, Cakes, a pass,
 a player left holding only the 11) keeps knowing where it is while it can tell which card moved -- a card leaving
 a hand that holds other cards of the same back is lost track of (with all of them), as a player at the table would.
-Guilt knowledge follows the cards through Cucumber swaps, and so do the public claims. ``state()`` returns the
+Guilt knowledge follows the cards through Cucumber swaps, and so do the public claims and the record of who swapped
+which card (a card moved off its swapper's own place is a tell). Who has seen whose hand is public too. ``state()`` returns the
 full-information vector.
 
 Actions

@@ -84,6 +84,11 @@ def test_what_a_look_and_a_swap_show() -> None:
     d0 = env.unwrapped.observation_dict("player_0")
     assert d0["guilt_known"][5, 1] == 1 and d0["guilt_known"][1].sum() == 0, "the knowledge follows the card"
     assert d0["claims"][0, 5, 1] == 1, "so does the claim"
+    # Who swapped which card is public: seat 1 (two places left of player_2) moved its own card (now with Mrs
+    # Lansdowne) and hers (now at seat 1).
+    d2 = env.unwrapped.observation_dict("player_2")
+    assert d2["swapped"][2, 5].tolist() == [0, 1] and d2["swapped"][2, 2].tolist() == [1, 0]
+    assert d2["swapped"].sum() == 2
 
 
 def test_spaces_decode_render_and_docs() -> None:

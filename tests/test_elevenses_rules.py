@@ -294,6 +294,7 @@ def test_ham_sandwiches_see_take_and_give() -> None:
     step(g, act_card(g, give))
     assert card(1, 1) in g.hands[0] and give in g.hands[1] and len(g.hands[1]) == 3
     assert g.knows(1, give) and not g.knows(2, give) and g.current == 1
+    assert g.viewed == [[0, 1, 0], [0, 0, 0], [0, 0, 0]], "who saw whose hand is public"
 
 
 def test_ham_sandwiches_may_take_nothing() -> None:
@@ -313,6 +314,7 @@ def test_cakes_the_other_player_sees_takes_and_gives() -> None:
     step(g, act_card(g, card(0, 10)))
     step(g, act_card(g, card(2, 1)))
     assert card(0, 10) in g.hands[2] and card(2, 1) in g.hands[0] and g.current == 1
+    assert g.viewed[2][0] == 1 and sum(map(sum, g.viewed)) == 1
 
 
 def test_cucumber_sandwiches_swap_guilt_cards_unseen() -> None:
@@ -323,6 +325,7 @@ def test_cucumber_sandwiches_swap_guilt_cards_unseen() -> None:
     step(g, guilt(g, 3))  # with Mrs Lansdowne's
     assert g.guilt == [0, 0, 0, 1]
     assert g.gk[0][3] and not g.gk[0][0], "the player knows where their old card went, not what they hold now"
+    assert g.moved[0] == [R.MOVED, 0, 0, R.MOVED_OWN], "public: its own card went to Mrs Lansdowne's place"
     assert g.current == 1
 
 

@@ -19,8 +19,8 @@ POS = MAXP + 1  # plates / Guilt cards: five seats and Mrs Lansdowne
 K = R.NUMBERS
 G = len(R.GUESTS)
 #: Scales: plates ÷ 30 (every cube in the game), cubes moved ÷ 10 (at most 1), teaspoons ÷ 20, hand backs ÷ 4 (a
-#: hand holds 4 cards between a Ham Sandwiches / Cakes take and give), late cubes ÷ 3.
-PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE, LATE_SCALE = 1 / 30, 0.1, 0.05, 1 / 4, 1 / 3
+#: hand holds 4 cards between a Ham Sandwiches / Cakes take and give), late cubes ÷ 3, hands seen ÷ 5.
+PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE, LATE_SCALE, SEEN_SCALE = 1 / 30, 0.1, 0.05, 1 / 4, 1 / 3, 0.2
 REL = "relative seat"
 OWNER = "back (relative seat)"
 PLATE = "plate (relative seat; 5 = Mrs Lansdowne)"
@@ -91,6 +91,19 @@ _FIELDS: tuple[tuple[str, tuple[int, ...], str, tuple[str, ...]], ...] = (
         "Murderer, said Not Guilty",
         (REL, PLATE, "claim"),
     ),
+    (
+        "swapped",
+        (MAXP, POS, 2),
+        "public history: per player and Guilt card (followed through swaps): swapped by that player with Cucumber "
+        "Sandwiches; moved off that player's own place",
+        (REL, PLATE, "swap"),
+    ),
+    (
+        "hands_seen",
+        (MAXP, MAXP),
+        "public history: how often each player has seen each player's hand (Ham Sandwiches, Cakes) ÷ 5, at most 1",
+        (REL, REL),
+    ),
     ("late_cubes", (MAXP,), "public: late-suspicion cubes each player still has to place ÷ 3", (REL,)),
     ("bowl", (1,), "public: cubes left in the Sugar Bowl ÷ 30", ()),
     ("phase", (R.NUM_PHASES,), "public: one-hot decision under way", ("phase",)),
@@ -121,6 +134,8 @@ _SEAT_AXES: dict[str, tuple[int, ...]] = {
     "put": (0, 1),
     "took": (0, 1),
     "claims": (0, 1),
+    "swapped": (0, 1),
+    "hands_seen": (0, 1),
     "late_cubes": (0,),
     "to_act": (0,),
     "turn_seat": (0,),
@@ -134,7 +149,7 @@ _SEAT_AXES: dict[str, tuple[int, ...]] = {
 # Source groups, each contiguous and rewritten as a whole when the rules say it changed.
 _GROUPS = {
     "guests": ("own_guest", "revealed_guests", "tea"),
-    "guilt": ("guilt_known", "claims"),
+    "guilt": ("guilt_known", "claims", "swapped", "hands_seen"),
     "plates": ("plates", "put", "took", "late_cubes", "bowl"),
     "turn": (
         "phase",
@@ -275,6 +290,11 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
                         m[i["guilt_known"] + (s * POS + p) * 2 + g.guilt[pos]] = 1.0
                     if g.claims[s][pos]:
                         m[i["claims"] + (s * POS + p) * 3 + g.claims[s][pos] - 1] = 1.0
+                    if g.moved[s][pos]:
+                        m[i["swapped"] + (s * POS + p) * 2 + g.moved[s][pos] - 1] = 1.0
+            for s in range(n):
+                for t in range(n):
+                    m[i["hands_seen"] + s * MAXP + t] = min(1.0, g.viewed[s][t] * SEEN_SCALE)
         elif name == "plates":
             for s in range(n):
                 self._write_cubes(s)
@@ -506,6 +526,8 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             g.put,
             g.took,
             g.claims,
+            g.moved,
+            g.viewed,
             [[g.gk[s][p] for p in range(g.positions)] for s in range(g.n)],
             (g.phase, g.current_player, g.turn_seat, g.effect, g.rearranged, g.first, g.cubes_left, g.moves_left),
             (g.looked, g.target, g.passers, [c >= 0 for c in g.pass_choice], g.elevenses, g.late, g.turns),

@@ -139,6 +139,8 @@ NUM_PHASES = len(PHASE_NAMES)
 
 # Claims recorded per looker and Guilt card (following the card through swaps).
 NO_CLAIM, LOOKED_SILENT, SAID_MURDERER, SAID_INNOCENT = range(4)
+# Cucumber swaps recorded per player and Guilt card (following the card): swapped by the player, off its own place.
+MOVED, MOVED_OWN = 1, 2
 
 # Location codes of a card.
 HAND = 0  # 0–4: seat's hand
@@ -208,6 +210,10 @@ class ElevensesState:
     guilt: list[int]  # per Guilt card position (seats, then Mrs Lansdowne): 1 = Murderer
     gk: list[bytearray]  # per seat, per position: 1 if the seat knows that card
     claims: list[list[int]]  # per looker, per position: NO_CLAIM / LOOKED_SILENT / SAID_*
+    #: Per player, per position: the Guilt card there was swapped by that player (MOVED), off that player's own
+    #: place (MOVED_OWN) -- public, and following the card through later swaps.
+    moved: list[list[int]]
+    viewed: list[list[int]]  # per player, per player: hands seen (Ham Sandwiches, Cakes) -- public
     plates: list[int]
     bowl: int
     put: list[list[int]]  # per actor, per plate: cubes the actor put on that guest's plate (public history)
@@ -264,6 +270,8 @@ class ElevensesState:
         new.guilt = self.guilt[:]
         new.gk = [k[:] for k in self.gk]
         new.claims = [c[:] for c in self.claims]
+        new.moved = [c[:] for c in self.moved]
+        new.viewed = [c[:] for c in self.viewed]
         new.plates = self.plates[:]
         new.put = [t[:] for t in self.put]
         new.took = [t[:] for t in self.took]
@@ -522,8 +530,10 @@ class ElevensesState:
                 return None
             a, b = self.first, pos
             self.guilt[a], self.guilt[b] = self.guilt[b], self.guilt[a]
-            for row in (*self.gk, *self.claims):
+            for row in (*self.gk, *self.claims, *self.moved):
                 row[a], row[b] = row[b], row[a]
+            for x, y in ((a, b), (b, a)):  # the card that left the player's own place is now at the other one
+                self.moved[s][y] = MOVED_OWN if x == s else max(self.moved[s][y], MOVED)
             self.first = -1
             self._note("guilt")
             return self._end_turn()
@@ -539,6 +549,8 @@ class ElevensesState:
             self.target = t
             shown, decider = (t, s) if p == HAM_TARGET else (s, t)
             self._learn(decider, self.hands[shown])
+            self.viewed[decider][shown] += 1
+            self._note("guilt")
             has = [any(number(c) != ELEVENSES for c in self.hands[x]) for x in (s, t)]
             if not all(has):
                 return self._end_turn()
@@ -732,6 +744,8 @@ def _blank(opts: Options) -> ElevensesState:
         guilt=[0] * p,
         gk=[bytearray(p) for _ in range(n)],
         claims=[[NO_CLAIM] * p for _ in range(n)],
+        moved=[[0] * p for _ in range(n)],
+        viewed=[[0] * n for _ in range(n)],
         plates=[0] * p,
         bowl=opts.cubes_per_player * n,
         put=[[0] * p for _ in range(n)],
