@@ -221,7 +221,7 @@ class ElevensesHeuristic(Policy):
             scores[R.STOP] = 0.5
             own = R.PLATE_BASE + 0
             scores[own] = 2.0 if view.plates[0] > 0 else -1.0
-            if view.effect == 4 and view.plates[0] == 0:  # Tarts must move one: from the emptiest other plate
+            if view.effect == R.TARTS and view.plates[0] == 0:  # Tarts must move one: from the emptiest other plate
                 for x in view.positions:
                     scores[R.PLATE_BASE + x] = -view.plates[x]
         elif ph == R.SWAP_1:
@@ -358,14 +358,14 @@ class ElevensesExpert(ElevensesHeuristic):
         """How much the card's special action could raise :meth:`value` (cubes and Guilt cards; 0 for the rest)."""
         now = self.value(view, view.plates, p)
         pos = view.positions
-        if number in (1, 2):
+        if number in (R.SCONES, R.CANAPES):
             plates = view.plates.copy()
-            for _ in range(2 if number == 1 else 1):
+            for _ in range(2 if number == R.SCONES else 1):
                 plates[max(pos, key=lambda x: _bump(view, plates, p, x))] += 1
             return self.value(view, plates, p) - now
-        if number in (3, 4):
+        if number in (R.BISCUITS, R.TARTS):
             plates, best = view.plates.copy(), now
-            for _ in range(2 if number == 3 else 1):
+            for _ in range(2 if number == R.BISCUITS else 1):
                 moves = [(a, b) for a in pos for b in pos if a != b and plates[a] > 0]
                 if not moves:
                     break
@@ -376,13 +376,13 @@ class ElevensesExpert(ElevensesHeuristic):
                     trial[b] += 1
                     options.append((self.value(view, trial, p), a, b))
                 v, a, b = max(options)
-                if number == 3 and v <= best:
+                if number == R.BISCUITS and v <= best:
                     break
                 plates[a] -= 1
                 plates[b] += 1
                 best = v
             return best - now
-        if number == 10:
+        if number == R.CUCUMBER:
             swaps = []
             for a, b in combinations(pos, 2):
                 q = p.copy()

@@ -50,6 +50,7 @@ CARD_NAMES = (
     "Cucumber Sandwiches",
     "Elevenses",
 )
+SCONES, CANAPES, BISCUITS, TARTS, HORS_DOEUVRES, TARTLETS, MACAROONS, HAM, CAKES, CUCUMBER = range(1, 11)
 #: Teaspoons of each number 1–11 (rulebook, Special Actions).
 TEASPOONS = (0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 0)
 #: A revealed Guest card adds this many teaspoons.
@@ -416,7 +417,7 @@ class ElevensesState:
                 acts.append(STOP)
         elif p == MOVE_FROM:
             acts = [PLATE_BASE + self.rel_of(pos, s) for pos in range(self.positions) if self.plates[pos] > 0]
-            if self.effect == 3:
+            if self.effect == BISCUITS:  # up to two: the player may stop
                 acts.append(STOP)
         elif p in (LOOK, CUCUMBER_1, CUCUMBER_2):
             skip = s if p == LOOK else self.first  # -1 for the first Cucumber choice
@@ -594,18 +595,18 @@ class ElevensesState:
     def _start_effect(self) -> list[float] | None:
         k, s, n = self.effect, self.turn_seat, self.n
         self.current = s
-        if k in (1, 2):
-            self.cubes_left = min(SCONE_CUBES if k == 1 else CANAPE_CUBES, self.bowl)
+        if k in (SCONES, CANAPES):
+            self.cubes_left = min(SCONE_CUBES if k == SCONES else CANAPE_CUBES, self.bowl)
             if not self.cubes_left:
                 return self._end_turn()
             self.phase = ADD
-        elif k in (3, 4):
-            self.moves_left = BISCUIT_MOVES if k == 3 else TART_MOVES
+        elif k in (BISCUITS, TARTS):
+            self.moves_left = BISCUIT_MOVES if k == BISCUITS else TART_MOVES
             self.phase = MOVE_FROM
-        elif k == 5:
+        elif k == HORS_DOEUVRES:
             self.phase = LOOK
-        elif k in (6, 7):
-            self.pass_dir = 1 if k == 6 else -1
+        elif k in (TARTLETS, MACAROONS):
+            self.pass_dir = 1 if k == TARTLETS else -1  # left is the next seat
             order = [(s + i) % n for i in range(n)]
             self.passers = [x for x in order if any(number(c) != ELEVENSES for c in self.hands[x])]
             for x in order:
@@ -617,11 +618,11 @@ class ElevensesState:
             self.pass_choice = [-1] * n
             self.phase = PASS
             self.current = self.passers[0]
-        elif k == 8:
+        elif k == HAM:
             self.phase = HAM_TARGET
-        elif k == 9:
+        elif k == CAKES:
             self.phase = CAKES_TARGET
-        elif k == 10:
+        elif k == CUCUMBER:
             self.phase = CUCUMBER_1
         else:
             raise AssertionError(f"no special action for {k}")
