@@ -384,7 +384,7 @@ class ElevensesState:
         return self.up[seat][k - 1] < 0
 
     def _can_rearrange(self, seat: int) -> bool:
-        if not any(c >= 0 for c in self.slots[seat]):
+        if max(self.slots[seat]) < 0:  # no face-down card left
             return False
         return any(REARRANGE_ELEVENSES or number(c) != ELEVENSES for c in self.hands[seat])
 
@@ -714,7 +714,7 @@ _MASKS: dict[tuple[int, ...], np.ndarray] = {}
 
 def _mask(actions: list[int]) -> np.ndarray:
     """The read-only mask of ``actions``, shared between states with the same legal actions."""
-    key = tuple(sorted(actions))
+    key = tuple(actions)  # the rules list actions in a fixed order for a given state: no need to sort
     m = _MASKS.get(key)
     if m is None:
         if len(_MASKS) > 100_000:  # a bound on memory; the common masks come back at once
