@@ -141,8 +141,8 @@ Rulings of this project where the rulebook and ``RULINGS.md`` are silent:
 - Scones and Salmon Canapés must add their cubes and Tarts must move its cube; Biscuits moves *up to* two, so the
   player may stop before each. A moved cube goes to a different plate.
 - Ham Sandwiches: the player may take nothing; a card taken must be paid with a different card (not the 11), so a
-  player with nothing but the 11 to give cannot take. Cakes likewise for the other player. After seeing a hand
-  with nothing but the 11 to take, the action ends.
+  player with nothing but the 11 to give cannot take. Cakes likewise for the other player. The take is a decision
+  even when only "take nothing" is legal, so that the table does not learn that a hand holds nothing but the 11.
 - A turn's parts are in the rulebook's order: play, draw, reveal the guest and the optional plate swap, then the
   special action. The Elevenses card reveals no guest.
 

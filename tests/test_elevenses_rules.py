@@ -305,6 +305,18 @@ def test_ham_sandwiches_may_take_nothing() -> None:
     assert g.current == 1 and g.hands[2] == own(2, 1, 10, 11)
 
 
+def test_ham_sandwiches_on_a_hand_of_only_the_eleven_still_asks() -> None:
+    # Nothing may be taken, but the actor still decides ("take nothing"): ending the action at once would tell the
+    # table that seat 1 holds only its 11.
+    up = [[], own(1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), []]
+    g = R.position(OPTS[3], [own(0, 8, 10, 11), own(1, 11), own(2, 1, 10, 11)], up)
+    step(g, act_card(g, card(0, 8)))
+    step(g, R.SEAT_BASE + 0)
+    assert g.phase == R.HAM_TAKE and g.legal_actions() == [R.STOP]
+    step(g, R.STOP)
+    assert g.current == 1 and g.hands[1] == own(1, 11)
+
+
 def test_cakes_the_other_player_sees_takes_and_gives() -> None:
     g = simple(3, hands={0: own(0, 9, 10, 11)})
     step(g, act_card(g, card(0, 9)))

@@ -429,9 +429,11 @@ class ElevensesState:
         elif p in (PASS, HAM_GIVE, CAKES_GIVE):
             acts = [card_action(c, s, n) for c in self.hands[s] if number(c) != ELEVENSES and c != self.taken]
         elif p in (HAM_TAKE, CAKES_TAKE):
-            # Ham: take from the target's hand; Cakes: the target (deciding) takes from the turn player's hand.
+            # Ham: take from the target's hand; Cakes: the target (deciding) takes from the turn player's hand. A card
+            # may be taken only by a decider with another card than the 11 to give for it.
             other = self.target if p == HAM_TAKE else self.turn_seat
-            acts = [card_action(c, s, n) for c in self.hands[other] if number(c) != ELEVENSES]
+            if any(number(c) != ELEVENSES for c in self.hands[s]):
+                acts = [card_action(c, s, n) for c in self.hands[other] if number(c) != ELEVENSES]
             acts.append(STOP)
         return _mask(acts)
 
@@ -552,9 +554,8 @@ class ElevensesState:
             self._learn(decider, self.hands[shown])
             self.viewed[decider][shown] += 1
             self._note("guilt")
-            has = [any(number(c) != ELEVENSES for c in self.hands[x]) for x in (s, t)]
-            if not all(has):
-                return self._end_turn()
+            # Always a take decision, even when nothing may be taken (then only "take nothing" is legal): ending the
+            # action early would tell the table that a hand holds nothing but the 11.
             self.phase = HAM_TAKE if p == HAM_TARGET else CAKES_TAKE
             self.current = decider
             return None
@@ -873,14 +874,14 @@ def resample(g: ElevensesState, seat: int, rng: np.random.Generator) -> Elevense
 
 def _can_finish(g: ElevensesState) -> bool:
     """The decisions under way can be completed: every passer still to choose, and a Ham Sandwiches / Cakes
-    player who is to give a card, holds a card other than the 11 (and than the card just taken)."""
+    player who has taken a card and is to give one, holds a card other than the 11 (and than the card taken)."""
 
     def can_give(seat: int) -> bool:
         return any(number(c) != ELEVENSES and c != g.taken for c in g.hands[seat])
 
     if g.phase == PASS:
         return all(can_give(x) for x in g.passers if g.pass_choice[x] < 0)
-    if g.phase in (HAM_TAKE, HAM_GIVE, CAKES_TAKE, CAKES_GIVE):
+    if g.phase in (HAM_GIVE, CAKES_GIVE):
         return can_give(g.current)
     return True
 
