@@ -484,3 +484,27 @@ def test_resampling_keeps_what_the_seat_knows_and_the_pending_choices_possible(n
             assert any(h.legal_mask()) or h.is_terminal()
             g = h  # play on in the redrawn world: it must stay a legal game
             g.apply(int(rng.choice(g.legal_actions())))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_the_shape_of_the_game_reveals_nothing_hidden(n: int) -> None:
+    # Who decides next and what kind of decision it is may depend on hidden cards only through what the rules make
+    # public (a guest revealed, a slider announcing their 11): the same action in the true world and in a world
+    # redrawn for an onlooker must lead to the same decision point.
+    rng = np.random.default_rng(10 + n)
+    checked = 0
+    for seed in range(25):
+        g = R.deal(OPTS[n], np.random.default_rng(seed))
+        while not g.is_terminal():
+            action = int(rng.choice(g.legal_actions()))
+            onlooker = (g.current + 1 + int(rng.integers(n - 1))) % n
+            h = R.resample(g, onlooker, rng)
+            if h.legal_mask()[action]:
+                a, b = g.clone(), h.clone()
+                a.apply(action)
+                b.apply(action)
+                if a.revealed == b.revealed and a.passers == b.passers:  # else a public reveal or announcement
+                    assert (a.phase, a.current_player) == (b.phase, b.current_player), R.PHASE_NAMES[g.phase]
+                    checked += 1
+            g.apply(action)
+    assert checked > 500
