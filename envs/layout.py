@@ -99,27 +99,16 @@ def keyword_for_size(layout_of: Callable[[int], Layout], size: int, keywords: ra
 
 def relative_rows(src: Layout, name: str, rows: int, observer: int, n: int) -> np.ndarray:
     """Source entries of a per-seat field, row ``k`` being the seat ``k`` places left of ``observer`` (rows past
-    the player count read the constant zero)."""
-    field_ = src.field(name)
-    width = field_.size // field_.shape[0]
-    start, zero = src[name].start, src["zero"].start
-    return np.concatenate(
-        [
-            np.arange(width) + start + ((observer + k) % n) * width if k < n else np.full(width, zero)
-            for k in range(rows)
-        ]
-    )
+    the player count read the constant zero); only the first ``rows`` rows."""
+    width = src.field(name).size // src.field(name).shape[0]
+    return rotated_entries(src, name, observer, n, (0,), rows)[: rows * width]
 
 
 def relative_columns(src: Layout, name: str, observer: int, n: int) -> np.ndarray:
     """Source entries of a field whose *last* axis is the seat (one row per event, say): in each row, column ``k``
     is the seat ``k`` places left of ``observer`` (columns past the player count read the constant zero)."""
     shape = src.field(name).shape
-    seats = shape[-1]
-    start, zero = src[name].start, src["zero"].start
-    columns = np.array([(observer + k) % n if k < n else -1 for k in range(seats)])
-    rows = np.arange(src.field(name).size // seats)[:, None] * seats + start
-    return np.where(columns >= 0, rows + columns, zero).ravel()
+    return rotated_entries(src, name, observer, n, (len(shape) - 1,), shape[-1])
 
 
 def rotated_entries(
