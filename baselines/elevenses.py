@@ -57,7 +57,7 @@ class View:
 
     @property
     def murderers(self) -> int:
-        return 2 if self.n == R.MAX_PLAYERS else 1
+        return R.murderers(self.n)
 
 
 def decode(observation: np.ndarray) -> View:

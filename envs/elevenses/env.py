@@ -239,12 +239,8 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         self._v: Any = self._src.data  # a memoryview: item writes cost half of numpy's
         self._i = {f.name: lay[f.name].start for f in lay.fields}
         self._turn_base = tuple(self._i[name] for name in _GROUPS["turn"])
+        # Each group's fields lie one after another in the source (``source_layout`` lays them out so).
         self._group_slice = {name: slice(lay[names[0]].start, lay[names[-1]].stop) for name, names in _GROUPS.items()}
-        for name, names in _GROUPS.items():  # each group is contiguous in the source
-            assert (
-                lay[names[0]].stop - lay[names[0]].start + sum(lay[x].stop - lay[x].start for x in names[1:])
-                == self._group_slice[name].stop - self._group_slice[name].start
-            )
 
     # ------------------------------------------------------------------------------------------ rules
     def _deal(self, rng: np.random.Generator) -> R.ElevensesState:
@@ -568,15 +564,13 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
                 if c >= 0:
                     assert g.loc[c] == R.DOWN + R.SLOTS * s + k
                     assert R.number(c) != R.ELEVENSES or R.owner(c) == s, "an 11 never leaves its owner"
-
             for k, c in enumerate(g.up[s]):
                 assert c < 0 or (R.number(c) == k + 1 and g.loc[c] == R.UP + s)
-            items = all(g.up[s][i - 1] >= 0 for i in R.GUESTS[g.guests[s]])
-            assert g.revealed[s] == items, "a guest is revealed exactly when its three items are face up"
+            complete = g.guest_complete(s, g.guests[s])
+            assert g.revealed[s] == complete, "a guest is revealed exactly when its three items are face up"
         late = len(g.late)
         assert sum(g.plates) + g.bowl + late == g.opts.cubes_per_player * n, "cubes are conserved"
         assert min(g.plates) >= 0 and g.bowl >= 0
-        murderers = 2 if n == R.MAX_PLAYERS else 1
-        assert len(g.guilt) == g.positions and sum(g.guilt) == murderers, "every Guilt card is accounted for"
+        assert len(g.guilt) == g.positions and sum(g.guilt) == R.murderers(n), "every Guilt card is accounted for"
         assert sorted(g.guests) == sorted(set(g.guests))
         assert np.array_equal(self._src, self._full_source()), "incremental encoding drifted"

@@ -151,6 +151,11 @@ CENTRE = UP + MAX_PLAYERS  # 50: the 11 played to the centre
 NOWHERE = -1  # a card of a seat not in play
 
 
+def murderers(n: int) -> int:
+    """Murderer cards in the Guilt deal: two with five players, else one."""
+    return 2 if n == MAX_PLAYERS else 1
+
+
 def number(card: int) -> int:
     return card % NUMBERS + 1
 
@@ -242,8 +247,10 @@ class ElevensesState:
     arrested: list[int] = field(default_factory=list)
     winners: list[int] = field(default_factory=list)
     mrs_wins: bool = False
-    #: Changes for an incremental encoder: ``("card", c, old, new, kn_before, kn_after)`` (bits per seat) and
-    #: ``(name,)`` for the small public fields; ``None`` when nobody listens (clones made for search).
+    #: Changes for an incremental encoder: ``("card", c, old place, new place, knowledge bits before, after)``,
+    #: ``("tea", seat)`` (a card played face up), ``("cubes", actor)`` (cubes moved by that player) and ``(group,)``
+    #: for the guests, the Guilt cards and their history, or all the plates; ``None`` when nobody listens (clones
+    #: made for search).
     log: list[tuple[Any, ...]] | None = None
 
     # -------------------------------------------------------------------------------------- protocol
@@ -298,17 +305,17 @@ class ElevensesState:
     def face_up_count(self, seat: int) -> int:
         return sum(c >= 0 for c in self.up[seat])
 
+    def guest_complete(self, seat: int, guest: int) -> bool:
+        """Whether the three items of ``guest`` are face up in ``seat``'s spread."""
+        return all(self.up[seat][i - 1] >= 0 for i in GUESTS[guest])
+
     def tea(self, seat: int) -> int:
         return sum(TEASPOONS[number(c) - 1] for c in self.up[seat] if c >= 0) + GUEST_BONUS * self.revealed[seat]
 
-    def _note(self, name: str) -> None:
+    def _note(self, *event: Any) -> None:
+        """Tell a listening encoder what changed (see ``log``)."""
         if self.log is not None:
-            self.log.append((name,))
-
-    def _cubes(self, actor: int) -> None:
-        """Note for an encoder that ``actor`` moved cubes (the plates, its own tallies, the bowl, late cubes)."""
-        if self.log is not None:
-            self.log.append(("cubes", actor))
+            self.log.append(event)
 
     def _shift(self, actor: int, pos: int, cubes: int) -> None:
         if cubes > 0:
@@ -442,7 +449,6 @@ class ElevensesState:
         p, s, n = self.phase, self.current, self.n
         if p == TURN:
             if action == REARRANGE:
-                self.rearranged = 0
                 self.phase = R_CARD
                 return None
             if action == PASS_TURN:
@@ -478,12 +484,12 @@ class ElevensesState:
             self._shift(s, a, pb - pa)
             self._shift(s, b, pa - pb)
             self.first = -1
-            self._cubes(s)
+            self._note("cubes", s)
             return self._start_effect()
         if p in (ADD, LATE):
             self.plates[pos] += 1
-            self.put[s][pos] += 1
-            self._cubes(s)
+            self._shift(s, pos, 1)
+            self._note("cubes", s)
             if p == LATE:
                 self.late.pop(0)
                 if self.late:
@@ -504,19 +510,18 @@ class ElevensesState:
             a = self.first
             self.plates[a] -= 1
             self.plates[pos] += 1
-            self.took[s][a] += 1
-            self.put[s][pos] += 1
+            self._shift(s, a, -1)
+            self._shift(s, pos, 1)
             self.first = -1
             self.moves_left -= 1
-            self._cubes(s)
+            self._note("cubes", s)
             if self.moves_left:
                 self.phase = MOVE_FROM
                 return None
             return self._end_turn()
         if p == LOOK:
             self.looked = pos
-            if not self.gk[s][pos]:
-                self.gk[s][pos] = 1
+            self.gk[s][pos] = 1
             self.claims[s][pos] = LOOKED_SILENT
             self.phase = CLAIM
             self._note("guilt")
@@ -527,10 +532,10 @@ class ElevensesState:
                 self._note("guilt")
             self.looked = -1
             return self._end_turn()
-        if p in (CUCUMBER_1, CUCUMBER_2):
-            if p == CUCUMBER_1:
-                self.first, self.phase = pos, CUCUMBER_2
-                return None
+        if p == CUCUMBER_1:
+            self.first, self.phase = pos, CUCUMBER_2
+            return None
+        if p == CUCUMBER_2:
             a, b = self.first, pos
             self.guilt[a], self.guilt[b] = self.guilt[b], self.guilt[a]
             for row in (*self.gk, *self.claims, *self.moved):
@@ -583,10 +588,9 @@ class ElevensesState:
         if 2 <= k <= 9:
             moves.append((self.slots[s][k - 2], HAND + s, (s,)))
         self._move(moves)
-        if self.log is not None:
-            self.log.append(("tea", s))
+        self._note("tea", s)
         self.effect = k
-        if not self.revealed[s] and all(self.up[s][i - 1] >= 0 for i in GUESTS[self.guests[s]]):
+        if not self.revealed[s] and self.guest_complete(s, self.guests[s]):
             self.revealed[s] = True
             self._note("guests")
             self.phase = SWAP_1
@@ -669,7 +673,8 @@ class ElevensesState:
             take = min(quotas[place], self.bowl)
             self.earned[seat] = take
             self.bowl -= take
-        self.late = [x for i in range(self.n) for x in [(e + i) % self.n] * self.earned[(e + i) % self.n]]
+        clockwise = [(e + i) % self.n for i in range(self.n)]  # late suspicion starts with the Elevenses player
+        self.late = [seat for seat in clockwise for _ in range(self.earned[seat])]
         self._note("plates")
         if self.late:
             self.phase, self.current = LATE, self.late[0]
@@ -780,8 +785,7 @@ def deal(opts: Options, rng: np.random.Generator) -> ElevensesState:
             g.loc[c] = HAND + s
             g.know[c] = 1 << s
     g.guests = [int(x) for x in rng.permutation(len(GUESTS))[:n]]
-    murderers = 2 if n == MAX_PLAYERS else 1
-    deck = [1] * murderers + [0] * (g.positions - murderers)
+    deck = [1] * murderers(n) + [0] * (g.positions - murderers(n))
     g.guilt = [deck[int(i)] for i in rng.permutation(len(deck))]
     for s in range(n):
         g.gk[s][s] = 1  # each player looks at their own card once, at set-up
@@ -840,10 +844,9 @@ def position(
                 g.know[c] = (1 << n) - 1
     g.guests = list(guests) if guests is not None else list(range(n))
     g.revealed = list(revealed) if revealed is not None else [False] * n
-    murderers = 2 if n == MAX_PLAYERS else 1
     g.guilt = list(guilt) if guilt is not None else [1] + [0] * (g.positions - 1)
-    if len(g.guilt) != g.positions or sum(g.guilt) != murderers:
-        raise ValueError(f"position: {g.positions} Guilt cards with {murderers} Murderer(s) expected")
+    if len(g.guilt) != g.positions or sum(g.guilt) != murderers(n):
+        raise ValueError(f"position: {g.positions} Guilt cards with {murderers(n)} Murderer(s) expected")
     for s in range(n):
         g.gk[s][s] = 1
     _start_cubes(g)
@@ -935,7 +938,7 @@ def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: boo
         pool = [x for x in range(len(GUESTS)) if x not in [g.guests[s] for s in range(n) if s not in hidden]]
         for _ in range(1000):
             pick = [pool[i] for i in rng.permutation(len(pool))[: len(hidden)]]
-            if all(not all(g.up[s][i - 1] >= 0 for i in GUESTS[x]) for s, x in zip(hidden, pick, strict=True)):
+            if not any(g.guest_complete(s, x) for s, x in zip(hidden, pick, strict=True)):
                 for s, x in zip(hidden, pick, strict=True):
                     new.guests[s] = x
                 break
