@@ -16,8 +16,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 
 import numpy as np
 
@@ -291,46 +292,16 @@ class ElevensesExpert(ElevensesHeuristic):
                 plates = view.plates.copy()
                 plates[x] += 1
                 scores[R.PLATE_BASE + x] = self.value(view, plates, p, late=ph == R.LATE)
-        elif ph == R.MOVE_FROM or ph == R.MOVE_TO:
-            best: dict[int, float] = {}
-            for a in view.positions:
-                if view.plates[a] == 0 or (ph == R.MOVE_TO and a != view.first):
-                    continue
-                for b in view.positions:
-                    if b != a:
-                        plates = view.plates.copy()
-                        plates[a] -= 1
-                        plates[b] += 1
-                        key = a if ph == R.MOVE_FROM else b
-                        best[key] = max(best.get(key, -np.inf), self.value(view, plates, p))
-            for x, v in best.items():
-                scores[R.PLATE_BASE + x] = v
-            scores[R.STOP] = self.value(view, view.plates, p) + 1e-6  # Biscuits: stop unless a move helps
-        elif ph in (R.SWAP_1, R.SWAP_2):
-            best = {}
-            for a, b in combinations(view.positions, 2):
-                if ph == R.SWAP_2 and view.first not in (a, b):
-                    continue
-                plates = view.plates.copy()
-                plates[a], plates[b] = plates[b], plates[a]
-                v = self.value(view, plates, p)
-                for x in (a, b) if ph == R.SWAP_1 else ((b if a == view.first else a),):
-                    best[x] = max(best.get(x, -np.inf), v)
-            for x, v in best.items():
-                scores[R.PLATE_BASE + x] = v
-            scores[R.STOP] = self.value(view, view.plates, p) + 1e-6
-        elif ph in (R.CUCUMBER_1, R.CUCUMBER_2):
-            best = {}
-            for a, b in combinations(view.positions, 2):
-                if ph == R.CUCUMBER_2 and view.first not in (a, b):
-                    continue
-                q = p.copy()
-                q[a], q[b] = q[b], q[a]
-                v = self.value(view, view.plates, q)
-                for x in (a, b) if ph == R.CUCUMBER_1 else ((b if a == view.first else a),):
-                    best[x] = max(best.get(x, -np.inf), v)
-            for x, v in best.items():
-                scores[R.GUILT_BASE + x] = v
+        elif ph in (R.MOVE_FROM, R.MOVE_TO, R.SWAP_1, R.SWAP_2, R.CUCUMBER_1, R.CUCUMBER_2):
+            moving, guilt = ph in (R.MOVE_FROM, R.MOVE_TO), ph in (R.CUCUMBER_1, R.CUCUMBER_2)
+            first = view.first if ph in (R.MOVE_TO, R.SWAP_2, R.CUCUMBER_2) else -1
+            pairs = [(a, b) for a, b in permutations(view.positions, 2) if not moving or view.plates[a] > 0]
+            evaluate = self._move_value if moving else self._guilt_swap_value if guilt else self._plate_swap_value
+            base = R.GUILT_BASE if guilt else R.PLATE_BASE
+            for x, v in _best_parts(pairs, first, lambda a, b: evaluate(view, p, a, b)).items():
+                scores[base + x] = v
+            if not guilt:  # Biscuits and the plate swap may stop: only for a move that helps
+                scores[R.STOP] = self.value(view, view.plates, p) + 1e-6
         elif ph == R.LOOK:
             for x in view.positions:
                 if x != 0:
@@ -361,7 +332,7 @@ class ElevensesExpert(ElevensesHeuristic):
         if number in (R.SCONES, R.CANAPES):
             plates = view.plates.copy()
             for _ in range(2 if number == R.SCONES else 1):
-                plates[max(pos, key=lambda x: _bump(view, plates, p, x))] += 1
+                plates[max(pos, key=lambda x: self._plus_one(view, plates, p, x))] += 1
             return self.value(view, plates, p) - now
         if number in (R.BISCUITS, R.TARTS):
             plates, best = view.plates.copy(), now
@@ -383,13 +354,30 @@ class ElevensesExpert(ElevensesHeuristic):
                 best = v
             return best - now
         if number == R.CUCUMBER:
-            swaps = []
-            for a, b in combinations(pos, 2):
-                q = p.copy()
-                q[a], q[b] = q[b], q[a]
-                swaps.append(self.value(view, view.plates, q))
-            return max(swaps) - now
+            swaps = _best_parts(list(permutations(pos, 2)), -1, lambda a, b: self._guilt_swap_value(view, p, a, b))
+            return max(swaps.values()) - now
         return 0.0
+
+    def _move_value(self, view: View, p: np.ndarray, a: int, b: int) -> float:
+        plates = view.plates.copy()
+        plates[a] -= 1
+        plates[b] += 1
+        return self.value(view, plates, p)
+
+    def _plate_swap_value(self, view: View, p: np.ndarray, a: int, b: int) -> float:
+        plates = view.plates.copy()
+        plates[a], plates[b] = plates[b], plates[a]
+        return self.value(view, plates, p)
+
+    def _guilt_swap_value(self, view: View, p: np.ndarray, a: int, b: int) -> float:
+        q = p.copy()  # the beliefs travel with the cards
+        q[a], q[b] = q[b], q[a]
+        return self.value(view, view.plates, q)
+
+    def _plus_one(self, view: View, plates: np.ndarray, p: np.ndarray, x: int) -> float:
+        trial = plates.copy()
+        trial[x] += 1
+        return self.value(view, trial, p)
 
     def value(self, view: View, plates: np.ndarray, p: np.ndarray, late: bool = False) -> float:
         """Win chance if the game ended now; with ``late`` this seat's late cubes are placed greedily first
@@ -399,7 +387,7 @@ class ElevensesExpert(ElevensesHeuristic):
             rank = sorted(range(view.n), key=lambda x: (-view.tea[x], x))
             cubes = R.PLACE_CUBES[view.n][rank.index(0)]
             for _ in range(cubes):
-                best = max(view.positions, key=lambda x: _bump(view, plates, p, x))
+                best = max(view.positions, key=lambda x: self._plus_one(view, plates, p, x))
                 plates[best] += 1
         return win_chance(view, plates, p) + self.shaping_weight * shaping(view, plates, p)
 
@@ -420,10 +408,16 @@ class ElevensesExpert(ElevensesHeuristic):
         return choose_best(scores, mask, rng)
 
 
-def _bump(view: View, plates: np.ndarray, p: np.ndarray, x: int) -> float:
-    trial = plates.copy()
-    trial[x] += 1
-    return win_chance(view, trial, p) + 0.02 * shaping(view, trial, p)
+def _best_parts(pairs: list[tuple[int, int]], first: int, evaluate: Callable[[int, int], float]) -> dict[int, float]:
+    """A two-part choice (``a``, then ``b``): for each possible next part, the best value of its completions
+    (``first``: the part already chosen, -1 before the first)."""
+    best: dict[int, float] = {}
+    for a, b in pairs:
+        if first >= 0 and a != first:
+            continue
+        key = b if first >= 0 else a
+        best[key] = max(best.get(key, -np.inf), evaluate(a, b))
+    return best
 
 
 def shaping(view: View, plates: np.ndarray, p: np.ndarray) -> float:
