@@ -112,7 +112,7 @@ Murderer card(s) lay, Mrs Lansdowne's win, the Elevenses player and every Guest 
 Keywords
 --------
 ``num_players`` (2–5, default 4); ``max_turns`` (1–10000, default 200); ``start_seat`` (default 0);
-``cubes_per_player`` (the Sugar Bowl, default 6); ``illegal_action`` ("raise", "penalize"); ``illegal_reward``
+``cubes_per_player`` (the Sugar Bowl, default 6; at most 30 in all, the cubes in the box); ``illegal_action`` ("raise", "penalize"); ``illegal_reward``
 (default −1.0); ``render_mode`` (None or "ansi").
 
 Rulings

@@ -34,6 +34,12 @@ def test_audit_fuzz_replay_and_copies(n: int) -> None:
     assert checks.copy_check(factory, seed=n, steps=40) > 0
 
 
+def test_a_full_box_of_cubes_stays_inside_the_observation_space() -> None:
+    # Two players may share all 30 cubes of the box: plates and bowl are scaled by the box (the fuzz checks every
+    # observation against its space).
+    assert checks.fuzz(lambda: elevenses_v0.env(num_players=2, cubes_per_player=15), games=15, seed=4).games == 15
+
+
 def test_turn_cap_passes_the_checks_and_truncates() -> None:
     def factory() -> Any:
         return elevenses_v0.env(num_players=3, max_turns=4)
@@ -125,6 +131,7 @@ def test_illegal_actions_are_refused_by_name() -> None:
         ({"num_players": 6}, "num_players=6 is out of range: expected an integer in [2, 5]"),
         ({"max_turns": 0}, "max_turns=0 is out of range"),
         ({"cubes_per_player": 99}, "cubes_per_player=99 is out of range"),
+        ({"cubes_per_player": 8}, "cubes_per_player=8 is out of range: expected an integer in [2, 7]"),
         ({"murderers": 2}, "unknown keyword(s) ['murderers']"),
     ],
 )

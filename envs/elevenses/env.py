@@ -20,7 +20,7 @@ K = R.NUMBERS
 G = len(R.GUESTS)
 #: Scales: plates ÷ 30 (every cube in the game), cubes moved ÷ 10 (at most 1), teaspoons ÷ 20, hand backs ÷ 4 (a
 #: hand holds 4 cards between a Ham Sandwiches / Cakes take and give), late cubes ÷ 3, hands seen ÷ 5.
-PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE, LATE_SCALE, SEEN_SCALE = 1 / 30, 0.1, 0.05, 1 / 4, 1 / 3, 0.2
+PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE, LATE_SCALE, SEEN_SCALE = 1 / R.BOX_CUBES, 0.1, 0.05, 1 / 4, 1 / 3, 0.2
 REL = "relative seat"
 OWNER = "back (relative seat)"
 PLATE = "plate (relative seat; 5 = Mrs Lansdowne)"
@@ -310,7 +310,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         late = i["late_cubes"]
         for s in range(g.n):
             m[late + s] = g.late.count(s) * LATE_SCALE
-        m[i["bowl"]] = g.bowl / (R.CUBES_PER_PLAYER * MAXP)
+        m[i["bowl"]] = g.bowl * PLATE_SCALE
 
     def _turn_entries(self) -> list[tuple[int, float]]:
         """The non-zero source entries of the turn group: the decision under way."""

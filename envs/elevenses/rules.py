@@ -61,6 +61,8 @@ GUESTS: tuple[tuple[int, int, int], ...] = ((1, 6, 9), (2, 7, 10), (3, 8, 9), (4
 ELEVENSES_NEEDS = 6
 #: Cubes in the Sugar Bowl per player (ruling).
 CUBES_PER_PLAYER = 6
+#: Suspicion cubes in the box (rulebook, "Your Game Includes"): no bowl can hold more.
+BOX_CUBES = 30
 #: Cubes the start player, the second player and every other player put on their plates at set-up; Mrs Lansdowne 1.
 START_CUBES = (3, 2, 1)
 MRS_START_CUBES = 1
@@ -197,7 +199,8 @@ class Options:
         check_int("elevenses: start_seat", self.start_seat, 0, self.num_players - 1)
         need = sum(START_CUBES[: min(self.num_players, 3)]) + max(0, self.num_players - 3)
         need += MRS_START_CUBES * (self.num_players < MAX_PLAYERS)
-        check_int("elevenses: cubes_per_player", self.cubes_per_player, -(-need // self.num_players), 20)
+        most = BOX_CUBES // self.num_players
+        check_int("elevenses: cubes_per_player", self.cubes_per_player, -(-need // self.num_players), most)
 
 
 # ----------------------------------------------------------------------------------------------- the state
