@@ -97,18 +97,25 @@ def run_match(
     seed: int = 0,
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = False,
+    trust_pickle: bool = False,
 ) -> list[dict[str, Any]]:
     """Play ``games`` games; seat ``s`` of game ``g`` is ``bots[(s + g) % len(bots)]`` (seat rotation).
 
-    Returns one row per bot: games played (seat appearances), win rate with a Wilson 95% interval, score per
-    game (the game's own points) and mean reward with a 95% interval.
+    ``bots`` are policy specs (bot or shipped names, policy files, ``module:attribute``), each checked against the
+    table before the first game. Returns one row per bot: games played (seat appearances), win rate with a Wilson
+    95% interval, score per game (the game's own points) and mean reward with a 95% interval.
     """
-    from parlour.baselines import make as make_bot
+    from parlour.baselines import resolve
 
     if not bots:
         raise ValueError("run_match: give at least one bot")
+    if games < 1:
+        raise ValueError(f"run_match: games={games} is out of range: expected an integer >= 1")
     env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
-    policies = {name: make_bot(name, env_name) for name in dict.fromkeys(bots)}
+    policies = {
+        name: resolve(name, env_name, num_players, env_kwargs, trust_pickle=trust_pickle)
+        for name in dict.fromkeys(bots)
+    }
     stats = {name: BotStats(name) for name in policies}
     rng = np.random.default_rng(seed)
     iterator: Any = range(games)

@@ -1,24 +1,44 @@
-"""``parlour baselines``: regenerate ``BASELINES.md`` and the shipped checkpoints from committed configs.
+"""``parlour baselines``: train the published policies over several seeds, evaluate them, rewrite ``BASELINES.md``.
 
-Each game has ``configs/<game>/baselines.yaml``: the training config of the published policy, the player count, the
-opponent ladder, the number of evaluation deals and the deal set. For each game the command trains that config
-(unless ``--skip-training``), ships the model as ``baselines/checkpoints/<env>_ppo.zip``, evaluates the trained
-policy and every scripted bot against every rung of the ladder with seat rotation, stores the raw results beside
-the checkpoint (``<env>_results.json``) and rewrites ``BASELINES.md`` from all stored results.
+Each game has ``configs/<game>/baselines.yaml``: the training config, the training seeds, the benchmark scenario set
+(:mod:`parlour.training.scenarios`: player count, opponents, deals) and the seed that ships as ``<game>_ppo``
+(fixed before training, so the shipped policy is never the luckiest seed). For each game the command:
+
+1. trains every seed whose policy file is missing or was trained from another config (seeds run in parallel
+   processes, ``--jobs``; a run folder left by an interrupted run is resumed), exporting
+   ``baselines/checkpoints/<env>_ppo_seed<K>.json`` + ``.safetensors``; ``<env>_ppo.json`` is the shipped seed's spec;
+2. evaluates every seed and every scripted bot on the scenario (:func:`~parlour.training.scenarios.benchmark_report`),
+   with deal-clustered intervals;
+3. aggregates the seeds (:mod:`parlour.training.stats`: mean and IQM with stratified bootstrap intervals, probability
+   of improvement over the bots), draws the learning curves (``baselines/figures/<env>_learning_curves.png``) and
+   stores everything in ``baselines/checkpoints/<env>_results.json``;
+
+then renders ``BASELINES.md`` from all stored results.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-from dataclasses import dataclass, field
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from parlour.baselines import available, shipped_checkpoint
-from parlour.training.evaluate import run_evaluation
+import numpy as np
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "baselines" / "checkpoints"
+from parlour.baselines import CHECKPOINT_DIR, available, make, shipped_checkpoint
+from parlour.baselines.policy_file import PolicyFile, read_spec, table_for
+from parlour.training.scenarios import benchmark_report, cell, header, scenario
+from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, probability_of_improvement, seed_aggregate
+
+CHECKPOINTS = CHECKPOINT_DIR
+FIGURES = CHECKPOINT_DIR.parent / "figures"
+#: Config keys that do not change the trained weights (when and how often a run evaluates or checkpoints itself,
+#: whether it may load pickles): a seed trained under other values of these is still current.
+NOT_TRAINING = {"eval": None, "trust_pickle": None, "train": ("eval_every", "checkpoint_every")}
 
 
 @dataclass
@@ -26,10 +46,12 @@ class BaselineSpec:
     env: str = ""
     #: The training config of the published policy (relative to the repository root).
     config: str = ""
-    num_players: int = 4
-    ladder: list[str] = field(default_factory=list)
-    games: int = 200
-    seed_set: str = "v1"
+    #: Training seeds; every one is trained, evaluated and reported.
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
+    #: The seed whose policy ships as ``<game>_ppo`` (chosen before training).
+    shipped_seed: int = 0
+    #: The benchmark scenario set (:data:`parlour.training.scenarios.SCENARIO_SETS`).
+    scenarios: str = "v1"
     #: Bots left out of the table (say why in the spec; e.g. too slow for this many games).
     skip_bots: list[str] = field(default_factory=list)
 
@@ -37,11 +59,18 @@ class BaselineSpec:
 def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
     from omegaconf import OmegaConf
 
+    from parlour.training.config import ConfigError
+
     out = {}
     for path in sorted((root / "configs").glob("*/baselines.yaml")):
-        spec: BaselineSpec = OmegaConf.to_object(  # type: ignore[assignment]
-            OmegaConf.merge(OmegaConf.structured(BaselineSpec), OmegaConf.load(path))
-        )
+        try:
+            spec: BaselineSpec = OmegaConf.to_object(  # type: ignore[assignment]
+                OmegaConf.merge(OmegaConf.structured(BaselineSpec), OmegaConf.load(path))
+            )
+        except Exception as exc:  # noqa: BLE001 - any OmegaConf error is reported with the file
+            raise ConfigError(f"{path}: {str(exc).splitlines()[0]}") from None
+        if spec.shipped_seed not in spec.seeds:
+            raise ConfigError(f"{path}: shipped_seed={spec.shipped_seed} is not one of seeds={spec.seeds}")
         out[spec.env] = (path, spec)
     if not out:
         raise FileNotFoundError(
@@ -50,11 +79,174 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
     return out
 
 
-def regenerate(games: list[str] | None, *, train_models: bool, progress: bool) -> Path:
-    from parlour.training.config import load_config
-    from parlour.training.policies import CheckpointPolicy, read_meta, ship_checkpoint
-    from parlour.training.train import train
+def seed_path(env_name: str, seed: int) -> Path:
+    return CHECKPOINTS / f"{env_name}_ppo_seed{seed}.json"
 
+
+def training_part(config: dict[str, Any]) -> dict[str, Any]:
+    """The part of a resolved config (as a dict) that determines the trained weights."""
+    out = {k: v for k, v in config.items() if k not in NOT_TRAINING or NOT_TRAINING[k] is not None}
+    for section, keys in NOT_TRAINING.items():
+        if keys is not None and section in out:
+            out[section] = {k: v for k, v in out[section].items() if k not in keys}
+    return out
+
+
+def config_record(cfg: Any) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(json.dumps(asdict(cfg)))
+    return record
+
+
+def is_current(path: Path, cfg: Any) -> bool:
+    """Whether the policy file at ``path`` was trained from ``cfg`` (up to :data:`NOT_TRAINING`)."""
+    if not path.is_file():
+        return False
+    trained = read_spec(path).get("training", {}).get("config", {})
+    return training_part(trained) == training_part(config_record(cfg))
+
+
+def _train_seed(job: tuple[str, str, int, str]) -> dict[str, Any]:
+    """Train one seed in its run folder (resuming one left by an interrupted run) and export its policy file."""
+    from parlour.baselines.policy_file import read_weights, save_policy
+    from parlour.training.config import load_config
+    from parlour.training.train import POLICY_STEM, train
+
+    env_name, config_path, seed, root = job
+    cfg = load_config(config_path, [f"seed={seed}"])
+    run = Path(root) / "runs" / "baselines" / env_name / f"seed{seed}"
+    resume = (run / "checkpoints" / "latest.zip").is_file()
+    if run.exists() and not resume:
+        import shutil
+
+        shutil.rmtree(run)  # a folder that never reached its first checkpoint holds nothing to keep
+    metrics = train(
+        cfg,
+        run,
+        resume=resume,
+        command=f"parlour baselines --game {env_name} (seed {seed})",
+        progress=False,
+        final_eval=False,
+    )
+    src = run / f"{POLICY_STEM}.json"
+    spec = read_spec(src)
+    save_policy(seed_path(env_name, seed), read_weights(src, spec), spec)
+    return {"seed": seed, "train_wall_seconds": metrics["train_wall_seconds"], "timesteps": metrics["timesteps"]}
+
+
+def train_seeds(env_name: str, spec: BaselineSpec, root: Path, jobs: int) -> None:
+    from parlour.training.config import load_config
+
+    todo = [
+        k for k in spec.seeds if not is_current(seed_path(env_name, k), load_config(root / spec.config, [f"seed={k}"]))
+    ]
+    if not todo:
+        print(f"{env_name}: every seed's policy is current ({spec.seeds}); nothing to train")
+        return
+    print(f"{env_name}: training seeds {todo} ({min(jobs, len(todo))} at a time)")
+    work = [(env_name, str(root / spec.config), k, str(root)) for k in todo]
+    if jobs <= 1 or len(todo) == 1:
+        done = [_train_seed(w) for w in work]
+    else:
+        # Each seed is its own process (spawned: no state shared with this one), one torch thread each.
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=get_context("spawn")) as pool:
+            done = list(pool.map(_train_seed, work))
+    for d in done:
+        print(f"{env_name} seed {d['seed']}: {d['timesteps']} steps in {d['train_wall_seconds'] / 60:.0f} min")
+
+
+def ship(env_name: str, spec: BaselineSpec) -> Path:
+    """``<env>_ppo.json``: the shipped seed's spec, naming that seed's weights file."""
+    source = seed_path(env_name, spec.shipped_seed)
+    target = CHECKPOINTS / f"{env_name}_ppo.json"
+    data = read_spec(source)
+    data["training"]["shipped_seed"] = spec.shipped_seed
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    os.replace(tmp, target)
+    return target
+
+
+def evaluate_game(env_name: str, spec: BaselineSpec, *, progress: bool) -> dict[str, Any]:
+    """Every trained seed and every scripted bot on the game's scenario; seeds aggregated."""
+    sc = scenario(env_name, spec.scenarios)
+    name = shipped_checkpoint(env_name) or "ppo"
+    table = table_for(env_name, sc.num_players, sc.options)
+    seeds = [k for k in spec.seeds if seed_path(env_name, k).is_file()]
+    if not seeds:
+        raise FileNotFoundError(f"{env_name}: no trained seed in {CHECKPOINTS}: run without --skip-training")
+    trained = [PolicyFile(seed_path(env_name, k), table, label=f"{name}@seed{k}") for k in seeds]
+    bots = [make(b, env_name) for b in available(env_name) if b not in spec.skip_bots and b not in (name,)]
+    start = time.perf_counter()
+    report = benchmark_report([*trained, *bots], sc, spec.scenarios, progress=progress)
+    report["evaluation_seconds"] = time.perf_counter() - start
+    cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in report["matchups"]}
+    scores = np.array([[cells[(p.name, o)] for o in sc.opponents] for p in trained])
+    report["seed_aggregate"] = {
+        "per_table": {o: seed_aggregate(scores[:, [i]]) for i, o in enumerate(sc.opponents)},
+        "all_tables": seed_aggregate(scores),
+        "improvement": {
+            b.name: probability_of_improvement(scores, np.array([[cells[(b.name, o)] for o in sc.opponents]]))
+            for b in bots
+            if b.name in sc.opponents
+        },
+        "method": SEED_METHOD,
+    }
+    report["seeds"] = [
+        {
+            "seed": k,
+            "label": p.name,
+            "timesteps": p.spec["training"].get("timesteps"),
+            "train_wall_seconds": p.spec["training"].get("train_wall_seconds"),
+            "evaluations": p.spec["training"].get("evaluations", []),
+        }
+        for k, p in zip(seeds, trained, strict=True)
+    ]
+    report["spec_seeds"] = list(spec.seeds)
+    report["shipped"] = {"name": name, "seed": spec.shipped_seed}
+    report["skipped_bots"] = list(spec.skip_bots)
+    return report
+
+
+def plot_learning_curves(report: dict[str, Any], out: Path) -> Path | None:
+    """Periodic-evaluation win rate against timesteps, per evaluation opponent: each seed thin, the mean over
+    seeds bold, the range over seeds shaded."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    seeds = [s for s in report["seeds"] if s["evaluations"]]
+    if not seeds:
+        return None
+    opponents = list(
+        dict.fromkeys(k for s in seeds for row in s["evaluations"] for k in row if k not in ("timesteps", "time"))
+    )
+    fig, axes = plt.subplots(1, len(opponents), figsize=(4.2 * len(opponents), 3.6), squeeze=False, sharey=True)
+    for ax, opp in zip(axes[0], opponents, strict=True):
+        curves = {}
+        for s in seeds:
+            xs = [row["timesteps"] for row in s["evaluations"] if opp in row]
+            ys = [row[opp]["win_rate"] for row in s["evaluations"] if opp in row]
+            curves[s["seed"]] = dict(zip(xs, ys, strict=True))
+            ax.plot(xs, ys, lw=0.8, alpha=0.6, label=f"seed {s['seed']}")
+        common = sorted(set.intersection(*(set(c) for c in curves.values())))
+        if common:
+            grid = np.array([[c[x] for x in common] for c in curves.values()])
+            ax.plot(common, grid.mean(0), lw=2.2, color="black", label=f"mean of {len(curves)}")
+            ax.fill_between(common, grid.min(0), grid.max(0), color="grey", alpha=0.25, label="range over seeds")
+        ax.set(title=f"vs {opp}", xlabel="timesteps", ylim=(0, 1))
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("win rate (periodic evaluation)")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle(f"{report['env']}: learning curves of the published config over training seeds", fontsize=10)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=90)
+    plt.close(fig)
+    return out
+
+
+def regenerate(games: list[str] | None, *, train_models: bool, progress: bool, jobs: int = 2) -> Path:
     root = Path.cwd()
     table = specs(root)
     unknown = sorted(set(games or []) - set(table))
@@ -62,43 +254,28 @@ def regenerate(games: list[str] | None, *, train_models: bool, progress: bool) -
         raise ValueError(f"no baselines spec for {unknown}; available: {sorted(table)}")
     for env_name in games or list(table):
         spec_path, spec = table[env_name]
-        cfg_path = root / spec.config
-        cfg = load_config(cfg_path)
-        target = CHECKPOINTS / f"{env_name}_ppo.zip"
         if train_models:
-            run = root / "runs" / "baselines" / env_name
-            if run.exists():
-                shutil.rmtree(run)
-            train(cfg, run, command=f"parlour baselines --game {env_name}", progress=progress)
-            ship_checkpoint(run / "model.zip", target)
-        if not target.is_file():
-            raise FileNotFoundError(f"{target} is missing: run without --skip-training to train it")
-        meta = read_meta(target)
-        trained = CheckpointPolicy(target, env_name, spec.num_players, label=shipped_checkpoint(env_name) or "ppo")
-        from parlour.baselines import make
-
-        bots = [make(b, env_name) for b in available(env_name) if b != trained.name and b not in spec.skip_bots]
-        ladder = [make(b, env_name) for b in spec.ladder]
-        report = run_evaluation(
-            env_name,
-            [trained, *bots],
-            ladder,
-            num_players=spec.num_players,
-            games=spec.games,
-            seed_set=spec.seed_set,
-            env_kwargs=cfg.game.options,
-            progress=progress,
-        )
+            train_seeds(env_name, spec, root, jobs)
+        report = evaluate_game(env_name, spec, progress=progress)
+        if seed_path(env_name, spec.shipped_seed).is_file():
+            ship(env_name, spec)
         report["spec"] = str(spec_path.relative_to(root))
         report["config"] = spec.config
-        report["train_seed"] = cfg.seed
-        report["trained_timesteps"] = meta.get("timesteps")
-        report["skipped_bots"] = list(spec.skip_bots)
-        (CHECKPOINTS / f"{env_name}_results.json").write_text(json.dumps(report, indent=2))
+        figure = plot_learning_curves(report, FIGURES / f"{env_name}_learning_curves.png")
+        report["figure"] = str(figure.relative_to(root)) if figure is not None else None
+        (CHECKPOINTS / f"{env_name}_results.json").write_text(json.dumps(report, indent=1) + "\n")
     out = root / "BASELINES.md"
     out.write_text(render(CHECKPOINTS))
     print(out.read_text())
     return out
+
+
+def _ci(ci: list[float]) -> str:
+    return f"{ci[0]:.3f}–{ci[1]:.3f}"
+
+
+def _minutes(seconds: float | None) -> str:
+    return "?" if seconds is None else f"{seconds / 60:.0f} min"
 
 
 def render(folder: Path) -> str:
@@ -107,34 +284,86 @@ def render(folder: Path) -> str:
         "# Published baselines",
         "",
         "Regenerated by `parlour baselines` (from the repository root) from the committed `configs/<game>/baselines.yaml`",
-        "and the training configs they name; `parlour baselines --skip-training` re-evaluates the shipped checkpoints",
-        "(`parlour.baselines.make('<game>_ppo')`, or the zip files in `baselines/checkpoints/`) without training.",
-        "Each row seats the policy once and fills every other seat with the opponent; every deal of the evaluation set",
-        "is played once with the policy in each seat. Win rates carry Wilson 95% intervals.",
+        "and the training configs they name: every training seed of the spec is trained (or kept, if its policy file in",
+        "`baselines/checkpoints/` was trained from the same config), then every seed and every scripted bot is evaluated on",
+        "the game's benchmark scenario. `parlour baselines --skip-training` re-evaluates the policy files without training;",
+        "`parlour benchmark ENV POLICY` puts any policy on the same scenario and prints its row in this format.",
+        "",
+        "**How to read a table.** Each cell seats the row's policy once and fills every other seat with the column's",
+        "opponent; every deal of the scenario's deal set is played once with the policy in each seat. Cells give the win",
+        f"rate and its interval: {CLUSTER_METHOD} — the games of one deal share their cards, so they are not independent",
+        "(an interval that took them as independent would be too narrow). A trained policy is reported for every training",
+        "seed and aggregated over seeds: the interquartile mean (IQM) and the mean over seeds, with "
+        + SEED_METHOD.replace("95% ", "95% ")
+        + "; and the probability of improvement P(policy > bot): the chance that a seed beats the bot at a table",
+        "(Mann-Whitney over seeds, averaged over the tables; a bot is one run, held fixed). The shipped policy",
+        "(`<game>_ppo`) is the seed named in the spec before training, not the best one.",
         "",
     ]
     for path in sorted(folder.glob("*_results.json")):
         r: dict[str, Any] = json.loads(path.read_text())
-        opponents = list(next(iter(r["cross_play"].values())).keys())
-        lines += [
-            f"## {r['env']}",
-            "",
-            f"{r['num_players']} players; config `{r['config']}` (training seed {r['train_seed']}, "
-            f"{r['trained_timesteps']} timesteps); evaluation deal set `{r['seed_set']}`, {r['deals']} deals × "
-            f"{r['num_players']} seats = {r['deals'] * r['num_players']} games per cell; parlour {r['package_version']}."
-            + (f" Not in the table: {', '.join(r['skipped_bots'])} (see the spec)." if r.get("skipped_bots") else ""),
-            "",
-            "| policy | " + " | ".join(f"vs {o}" for o in opponents) + " |",
-            "|---|" + "---|" * len(opponents),
-        ]
-        cells: dict[tuple[str, str], dict[str, Any]] = {(m["policy"], m["opponent"]): m for m in r["matchups"]}
-        for policy in r["policies"]:
-            row = []
-            for o in opponents:
-                m = cells[(policy, o)]
-                row.append(f"{m['win_rate']:.3f} ({m['win_ci'][0]:.3f}–{m['win_ci'][1]:.3f})")
-            lines.append(f"| {policy} | " + " | ".join(row) + " |")
-        lines += ["", "Ratings (OpenSkill, all games above): "]
-        lines.append(", ".join(f"{k} {v['ordinal']:.2f}" for k, v in r["ratings"].items()) + ".")
-        lines.append("")
+        lines += _render_game(r)
     return "\n".join(lines)
+
+
+def _render_game(r: dict[str, Any]) -> list[str]:
+    agg = r["seed_aggregate"]
+    opponents = list(agg["per_table"])
+    trained = [s["label"] for s in r["seeds"]]
+    missing = [k for k in r["spec_seeds"] if k not in [s["seed"] for s in r["seeds"]]]
+    name = r["shipped"]["name"]
+    cfg = r["seeds"][0]
+    lines = [
+        f"## {r['env']}",
+        "",
+        f"Scenario set `{r['scenario_set']}`: {r['num_players']} players, deal set `{r['seed_set']}`, {r['deals']} deals × "
+        f"{r['num_players']} seats = {r['deals'] * r['num_players']} games per cell. Config `{r['config']}` "
+        f"({cfg['timesteps']} timesteps a seed), seeds {[s['seed'] for s in r['seeds']]}; parlour {r['package_version']}."
+        + (f" Not in the table: {', '.join(r['skipped_bots'])} (see the spec)." if r.get("skipped_bots") else ""),
+        "",
+    ]
+    if missing:
+        lines += [
+            f"**Seeds {missing} of the spec are not trained yet**: the aggregate below is over "
+            f"{len(r['seeds'])} seed(s) and shows no seed-to-seed spread.",
+            "",
+        ]
+    lines += header(r)
+    iqm = [agg["per_table"][o]["iqm"] for o in opponents]
+    mean = [agg["per_table"][o]["mean"] for o in opponents]
+    n = len(trained)
+    lines.append(
+        f"| **{name}**, IQM over {n} seed(s) | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in iqm) + " |"
+    )
+    lines.append(
+        f"| {name}, mean over {n} seed(s) | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in mean) + " |"
+    )
+    cells = {(m["policy"], m["opponent"]): m for m in r["matchups"]}
+    for s in r["seeds"]:
+        tag = " (shipped)" if s["seed"] == r["shipped"]["seed"] else ""
+        lines.append(
+            f"| {name} seed {s['seed']}{tag} | " + " | ".join(cell(cells[(s["label"], o)]) for o in opponents) + " |"
+        )
+    for p in r["policies"]:
+        if p not in trained:
+            lines.append(f"| {p} | " + " | ".join(cell(cells[(p, o)]) for o in opponents) + " |")
+    both = agg["all_tables"]
+    lines += [
+        "",
+        f"Over the three tables: IQM {both['iqm']['value']:.3f} ({_ci(both['iqm']['ci'])}), mean "
+        f"{both['mean']['value']:.3f} ({_ci(both['mean']['ci'])}). "
+        + " ".join(
+            f"P({name} > {b}) = {v['value']:.2f} ({_ci(v['ci'])})."
+            for b, v in agg["improvement"].items()
+            if b != "random"
+        ),
+        "",
+    ]
+    times = ", ".join(f"seed {s['seed']} {_minutes(s['train_wall_seconds'])}" for s in r["seeds"])
+    lines.append(f"Time on 2 CPU cores: training {times}; this evaluation {_minutes(r.get('evaluation_seconds'))}.")
+    if r.get("figure"):
+        lines += ["", f"![{r['env']} learning curves]({r['figure']})"]
+    lines += ["", "Ratings (OpenSkill, all games above): "]
+    lines.append(", ".join(f"{k} {v['ordinal']:.2f}" for k, v in r["ratings"].items()) + ".")
+    lines.append("")
+    return lines

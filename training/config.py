@@ -110,6 +110,9 @@ class TrainConfig:
     train: TrainBudget = field(default_factory=TrainBudget)
     eval: EvalConfig = field(default_factory=EvalConfig)
     seed: int = 0
+    #: Allow SB3 ``*.zip`` checkpoints as opponents or evaluation entries. Loading one unpickles it, which can run
+    #: code stored in the file: only for files you trust. Policy files (``*.json``) need no such permission.
+    trust_pickle: bool = False
 
 
 #: Section type name (as dataclass fields spell it under postponed annotations) -> section class.
@@ -167,7 +170,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Train
 
 def validate(cfg: TrainConfig) -> None:
     """Checks that need more than types: names that must exist, ranges, the game's own keywords."""
-    from parlour.baselines import available
+    from parlour.baselines import available, resolve
     from parlour.envs import ENVIRONMENTS, make
 
     if cfg.game.name not in ENVIRONMENTS:
@@ -193,19 +196,11 @@ def validate(cfg: TrainConfig) -> None:
         for name in names:
             if name == SELF_PLAY and allow_self:
                 continue
-            if name.endswith(".zip"):
-                from parlour.training.policies import CheckpointError, check_compatible, read_meta
-
-                try:
-                    check_compatible(name, read_meta(name), cfg.game.name, cfg.game.num_players)
-                except CheckpointError as exc:
-                    raise ConfigError(f"{where}: {exc}") from None
-                continue
-            if name not in bots:
-                extra = f", '{SELF_PLAY}'" if allow_self else ""
-                raise ConfigError(
-                    f"{where}: unknown opponent {name!r}; valid: {bots}{extra} or a checkpoint path (*.zip)"
-                )
+            try:  # the same resolver every command uses: what passes here plays there
+                resolve(name, cfg.game.name, cfg.game.num_players, cfg.game.options, trust_pickle=cfg.trust_pickle)
+            except (ValueError, ImportError) as exc:
+                extra = f" ('{SELF_PLAY}' adds snapshots of the learner)" if allow_self else ""
+                raise ConfigError(f"{where}: {exc}{extra}") from None
     if cfg.opponents == [SELF_PLAY]:
         raise ConfigError("opponents: 'self' needs at least one other opponent to play before the first snapshot")
     budget = cfg.train

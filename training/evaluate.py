@@ -4,6 +4,10 @@ A *matchup* ``P vs O`` seats policy ``P`` once and fills every other seat with `
 set is played once with ``P`` in every seat, so ``P`` plays each seat equally often on the same cards. Win rates get
 Wilson 95% intervals, mean rewards normal-approximation 95% intervals. Every random choice is seeded from the
 deal set, the matchup and the seat, so the same command gives the same numbers.
+
+The games of one deal share their cards, so they are not independent: win rates and mean rewards carry 95%
+intervals from a bootstrap over deals (:mod:`parlour.training.stats`). Per-seat rates (one game per deal) keep
+Wilson intervals. Each matchup also stores its wins per deal, so its interval can be recomputed.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.base import Policy
-from parlour.baselines.match import deal_seeds, mean_interval, play_game, wilson_interval
+from parlour.baselines.match import deal_seeds, play_game, wilson_interval
 from parlour.envs import make as make_env
 from parlour.envs.core import package_version
+from parlour.training.stats import CLUSTER_METHOD, clustered_interval, per_cluster_means
 
 #: Versioned evaluation deal sets: name -> base seed of ``deal_seeds``. Never change a published entry; add one.
 EVAL_SEED_SETS: dict[str, int] = {"v1": 20261129}
@@ -38,13 +43,19 @@ class Matchup:
     wins: list[bool] = field(default_factory=list)
     rewards: list[float] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)
+    #: For every game, the index of its deal in the deal set (the bootstrap's cluster).
+    deals: list[int] = field(default_factory=list)
     #: For every game, whether each seat won.
     table: list[list[bool]] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         n = len(self.wins)
-        lo, hi = wilson_interval(sum(self.wins), n)
-        m, mlo, mhi = mean_interval(self.rewards)
+        lo, hi = clustered_interval(per_cluster_means(self.wins, self.deals), proportion=True)
+        m = float(np.mean(self.rewards)) if n else 0.0
+        mlo, mhi = clustered_interval(per_cluster_means(self.rewards, self.deals), proportion=False)
+        per_deal: dict[int, int] = {}
+        for d, won in zip(self.deals, self.wins, strict=True):
+            per_deal[d] = per_deal.get(d, 0) + int(won)
         per_seat = {}
         for s in sorted(set(self.seats)):
             idx = [i for i, x in enumerate(self.seats) if x == s]
@@ -57,9 +68,12 @@ class Matchup:
             "games": n,
             "win_rate": sum(self.wins) / max(1, n),
             "win_ci": [lo, hi],
+            # what an interval that took the games as independent would say (for comparison only)
+            "win_ci_wilson": list(wilson_interval(sum(self.wins), n)),
             "mean_reward": m,
             "reward_ci": [mlo, mhi],
             "per_seat": per_seat,
+            "deal_wins": [per_deal[d] for d in sorted(per_deal)],
         }
 
 
@@ -88,6 +102,7 @@ def play_matchup(
             result.table.append([s in winners for s in range(num_players)])
             result.rewards.append(out["rewards"][seat])
             result.seats.append(seat)
+            result.deals.append(d)
             if progress is not None:
                 progress.update(1)
     return result
@@ -169,13 +184,14 @@ def run_evaluation(
         mine = [m for m in matchups if m.policy == p.name]
         wins = [w for m in mine for w in m.wins]
         rewards = [r for m in mine for r in m.rewards]
-        lo, hi = wilson_interval(sum(wins), len(wins))
-        mean, mlo, mhi = mean_interval(rewards)
+        deals = [d for m in mine for d in m.deals]  # the same deal against every opponent: one cluster
+        lo, hi = clustered_interval(per_cluster_means(wins, deals), proportion=True)
+        mlo, mhi = clustered_interval(per_cluster_means(rewards, deals), proportion=False)
         per_policy[p.name] = {
             "games": len(wins),
             "win_rate": sum(wins) / max(1, len(wins)),
             "win_ci": [lo, hi],
-            "mean_reward": mean,
+            "mean_reward": float(np.mean(rewards)) if rewards else 0.0,
             "reward_ci": [mlo, mhi],
         }
     return {
@@ -184,6 +200,7 @@ def run_evaluation(
         "env_kwargs": dict(env_kwargs or {}),
         "seed_set": seed_set,
         "deals": games,
+        "interval_method": CLUSTER_METHOD,
         "package_version": package_version(),
         "matchups": summaries,
         "policies": per_policy,
@@ -204,6 +221,7 @@ def format_report(report: dict[str, Any]) -> str:
     lines = [
         f"{report['env']}, {report['num_players']} players, deal set {report['seed_set']} "
         f"({report['deals']} deals × {report['num_players']} seats per matchup), parlour {report['package_version']}",
+        f"Intervals: {report.get('interval_method', CLUSTER_METHOD)}.",
         "",
         "| policy | opponent (other seats) | games | win rate | 95% CI | mean reward | 95% CI |",
         "|---|---|---:|---:|---|---:|---|",

@@ -1,8 +1,10 @@
-"""Trained policies as :class:`~parlour.baselines.base.Policy` objects, and checkpoints that know their game.
+"""Trained policies: exporting an SB3 model as a safe policy file, and (only when trusted) SB3's own zips.
 
-A Parlour checkpoint is sb3-contrib's ``MaskablePPO`` zip with one more member, ``parlour.json``: the env id and
-version, the player count, the rule options, the observation size and the package version. Loading a checkpoint
-for another game or player count is refused with a message saying which.
+The format we ship and load by default is :mod:`parlour.baselines.policy_file` (safetensors + a JSON spec, read
+without unpickling). A run folder also keeps SB3 zips -- ``checkpoints/latest.zip`` for ``--resume`` and
+``model.zip`` for fine-tuning with SB3 -- each with one more member, ``parlour.json``, describing its table. Loading
+any zip unpickles it, so as a policy it is refused unless the user passes ``--trust-pickle``
+(:class:`PickledCheckpointPolicy`); ``parlour export`` turns a zip one trusts into a policy file.
 """
 
 from __future__ import annotations
@@ -16,31 +18,31 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.base import Policy
+from parlour.baselines.policy_file import (
+    PolicyFileError,
+    check_compatible,
+    mlp_network,
+    save_policy,
+    table_of,
+)
 from parlour.envs.core import package_version
 
 META_NAME = "parlour.json"
+#: torch.nn activation class name -> the policy file's name for it.
+_ACTIVATION_NAMES = {"ReLU": "relu", "Tanh": "tanh"}
 
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used here."""
+# The zip's metadata and a policy file's table are one notion: a zip found to be unusable raises the same error.
+CheckpointError = PolicyFileError
 
 
 def checkpoint_meta(env: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The metadata stored with a checkpoint trained on ``env`` (a ParlourEnv)."""
-    return {
-        "env": env.metadata["name"],
-        "env_version": env.env_version,
-        "num_players": env.num_players,
-        "options": {k: v for k, v in env.options.items() if k != "num_players"},
-        "observation_size": env.observation_layout.size,
-        "num_actions": env.num_actions,
-        "package_version": package_version(),
-        **(extra or {}),
-    }
+    """The metadata stored with a checkpoint trained on ``env`` (a ParlourEnv): its table and the version."""
+    return {**table_of(env), "package_version": package_version(), **(extra or {})}
 
 
 def save_checkpoint(model: Any, path: str | Path, meta: dict[str, Any]) -> Path:
-    """Save ``model`` with its metadata atomically: written beside the target, then renamed over it."""
+    """Save ``model`` (an SB3 zip, for resuming) with its metadata atomically: written beside the target, then
+    renamed over it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.stem}.tmp.zip")
@@ -51,19 +53,33 @@ def save_checkpoint(model: Any, path: str | Path, meta: dict[str, Any]) -> Path:
     return path
 
 
-def ship_checkpoint(source: str | Path, target: str | Path) -> Path:
-    """Copy a checkpoint for shipping: the same policy, without the optimiser's running moments (a third of the
-    size). Playing and evaluating are unchanged; training from it restarts Adam's statistics."""
-    from sb3_contrib import MaskablePPO
+def network_of(policy: Any) -> dict[str, Any]:
+    """The policy file's ``network`` entry for an SB3 actor-critic policy (MLP on flattened observations)."""
+    from stable_baselines3.common.torch_layers import FlattenExtractor
 
-    model = MaskablePPO.load(source, device="cpu")
-    policy = model.policy
-    kwargs = {"lr": model.lr_schedule(1), **policy.optimizer_kwargs}
-    policy.optimizer = policy.optimizer_class(policy.parameters(), **kwargs)
-    return save_checkpoint(model, target, read_meta(source))
+    if not isinstance(policy.features_extractor, FlattenExtractor):
+        raise PolicyFileError(
+            f"cannot export a policy with features extractor {type(policy.features_extractor).__name__}: "
+            "the policy file format knows the MLP actor-critic on flattened observations"
+        )
+    arch = policy.net_arch
+    pi, vf = (arch["pi"], arch["vf"]) if isinstance(arch, dict) else (list(arch), list(arch))
+    activation = _ACTIVATION_NAMES.get(policy.activation_fn.__name__)
+    if activation is None:
+        raise PolicyFileError(f"cannot export activation {policy.activation_fn.__name__}: expected ReLU or Tanh")
+    return mlp_network(pi, vf, activation)
+
+
+def export_policy(model: Any, path: str | Path, meta: dict[str, Any], training: dict[str, Any]) -> Path:
+    """Write ``model``'s policy (an SB3 ``MaskablePPO``) as a safe policy file; ``meta`` is its table
+    (:func:`checkpoint_meta`), ``training`` what the spec records of its training. Returns the spec's path."""
+    tensors = {k: v.detach().cpu().numpy() for k, v in model.policy.state_dict().items()}
+    spec = {**meta, "network": network_of(model.policy), "training": training}
+    return save_policy(path, tensors, spec)
 
 
 def read_meta(path: str | Path) -> dict[str, Any]:
+    """The ``parlour.json`` member of a checkpoint zip (read as JSON; nothing is unpickled)."""
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint not found: {path}")
@@ -75,24 +91,38 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     return meta
 
 
-def check_compatible(path: str | Path, meta: dict[str, Any], env_name: str, num_players: int) -> None:
-    if meta.get("env") != env_name or meta.get("num_players") != num_players:
-        raise CheckpointError(
-            f"checkpoint {path} was trained for {meta.get('env')} with {meta.get('num_players')} players; "
-            f"it cannot play {env_name} with {num_players} players"
-        )
+def training_record(meta: dict[str, Any], timesteps: int | None = None, **more: Any) -> dict[str, Any]:
+    """The ``training`` entry of a policy file exported from a checkpoint with metadata ``meta``."""
+    config = meta.get("config") or {}
+    return {
+        "algorithm": "MaskablePPO (sb3-contrib)",
+        "seed": config.get("seed"),
+        "timesteps": timesteps if timesteps is not None else meta.get("timesteps"),
+        "config": config,
+        **more,
+    }
 
 
-class CheckpointPolicy(Policy):
-    """A trained MaskablePPO policy. Greedy by default; ``deterministic=False`` samples with the caller's rng."""
+def export_zip(source: str | Path, target: str | Path) -> Path:
+    """Convert a checkpoint zip one trusts (loading it unpickles it) into a policy file; returns the spec's path."""
+    from sb3_contrib import MaskablePPO
 
-    needs_env = False
+    meta = read_meta(source)
+    model = MaskablePPO.load(source, device="cpu")
+    table = {k: meta[k] for k in ("env", "env_version", "num_players", "options", "observation_size", "num_actions")}
+    return export_policy(
+        model, target, {**table, "package_version": meta.get("package_version")}, training_record(meta)
+    )
+
+
+class PickledCheckpointPolicy(Policy):
+    """A MaskablePPO zip loaded with SB3 (unpickling it: only for files the user trusts). Its ``parlour.json``
+    is checked against ``table`` before anything is unpickled."""
 
     def __init__(
         self,
         path: str | Path,
-        env_name: str | None = None,
-        num_players: int | None = None,
+        table: dict[str, Any] | None = None,
         *,
         deterministic: bool = True,
         label: str | None = None,
@@ -102,12 +132,13 @@ class CheckpointPolicy(Policy):
 
         self.path = Path(path)
         self.meta = read_meta(self.path)
-        if env_name is not None and num_players is not None:
-            check_compatible(self.path, self.meta, env_name, num_players)
+        self.name = label or str(self.path)  # type: ignore[misc]
+        if table is not None:
+            check_compatible(self.meta, table, self.name)
+        self.table = table
         self.games = (self.meta["env"],)  # type: ignore[misc]
         self.model = MaskablePPO.load(self.path, device="cpu")
         self.deterministic = deterministic
-        self.name = label or str(self.path)  # type: ignore[misc]
         self._torch = torch
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
@@ -126,19 +157,10 @@ class CheckpointPolicy(Policy):
         return int(rng.choice(len(probs), p=probs / probs.sum()))
 
     def __getstate__(self) -> dict[str, Any]:
-        # SubprocVecEnv pickles opponents: ship the path, reload on the other side.
-        return {"path": str(self.path), "deterministic": self.deterministic, "name": self.name}
+        # SubprocVecEnv pickles opponents: ship the path, reload (the user trusted it) on the other side.
+        return {"path": str(self.path), "table": self.table, "deterministic": self.deterministic, "name": self.name}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"], deterministic=state["deterministic"], label=state["name"])  # type: ignore[misc]
-
-
-def resolve_policy(spec: str, env_name: str, num_players: int, *, deterministic: bool = True) -> Policy:
-    """A bot name or a checkpoint path (``*.zip``) as a policy that can play ``env_name`` with ``num_players``."""
-    from parlour.baselines import BOTS, available, make
-
-    if spec in BOTS:
-        return make(spec, env_name)
-    if spec.endswith(".zip") or Path(spec).is_file():
-        return CheckpointPolicy(spec, env_name, num_players, deterministic=deterministic)
-    raise ValueError(f"unknown policy {spec!r}: expected one of {available(env_name)} or a checkpoint path (*.zip)")
+        self.__init__(  # type: ignore[misc]
+            state["path"], state["table"], deterministic=state["deterministic"], label=state["name"]
+        )

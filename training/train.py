@@ -3,7 +3,8 @@
 The run folder holds: ``config.yaml`` (resolved), ``command.txt``, ``versions.json``, ``logs/session_K/`` (CSV and
 TensorBoard, one session per start or resume), ``evaluations.jsonl`` (periodic evaluations),
 ``checkpoints/latest.zip`` (written atomically every ``train.checkpoint_every`` steps), ``snapshots/`` (self-play),
-``model.zip`` (the final policy), ``final_eval.json`` / ``final_eval.md``, ``learning_curve.png`` and
+``model.zip`` (the final model, an SB3 zip), ``policy.json`` + ``policy.safetensors`` (the final policy as a safe
+policy file: what evaluation loads), ``final_eval.json`` / ``final_eval.md``, ``learning_curve.png`` and
 ``metrics.json`` (throughput, the environment's share of the time, wall time).
 """
 
@@ -19,16 +20,29 @@ from typing import Any
 
 import numpy as np
 
+from parlour.baselines import resolve
 from parlour.baselines.base import Policy
+from parlour.baselines.policy_file import PolicyFile, check_compatible, table_for
 from parlour.envs import make as make_env
 from parlour.training.config import ACTIVATIONS, SELF_PLAY, TrainConfig, to_yaml
 from parlour.training.evaluate import play_matchup, run_evaluation, write_report
-from parlour.training.policies import CheckpointPolicy, checkpoint_meta, read_meta, resolve_policy, save_checkpoint
+from parlour.training.policies import checkpoint_meta, export_policy, read_meta, save_checkpoint, training_record
 from parlour.training.single_agent import SingleAgentEnv
+
+#: The trained policy as a safe policy file in the run folder: ``policy.json`` + ``policy.safetensors``.
+POLICY_STEM = "policy"
 
 
 class RunError(RuntimeError):
     """A run folder that cannot be used as asked."""
+
+
+def evaluations(run: Path) -> list[dict[str, Any]]:
+    """The periodic evaluations of a run (``evaluations.jsonl``), oldest first."""
+    path = run / "evaluations.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def versions() -> dict[str, str]:
@@ -47,10 +61,21 @@ def _learner_seat(cfg: TrainConfig) -> int | str:
     return "random" if cfg.learner.seat == "random" else int(cfg.learner.seat)
 
 
+def resolve_for(cfg: TrainConfig, spec: str, label: str | None = None) -> Policy:
+    """A policy spec of the config (opponent, evaluation entry) at the config's table."""
+    game = cfg.game
+    return resolve(spec, game.name, game.num_players, game.options, trust_pickle=cfg.trust_pickle, label=label)
+
+
+def _snapshot_policy(cfg: TrainConfig, path: Path) -> Policy:
+    table = table_for(cfg.game.name, cfg.game.num_players, cfg.game.options)
+    return PolicyFile(path, table, label=f"self@{path.stem}")
+
+
 def _pool(cfg: TrainConfig, snapshots: list[Path]) -> list[Policy]:
-    pool = [resolve_policy(s, cfg.game.name, cfg.game.num_players) for s in cfg.opponents if s != SELF_PLAY]
+    pool = [resolve_for(cfg, s) for s in cfg.opponents if s != SELF_PLAY]
     if SELF_PLAY in cfg.opponents:
-        pool += [CheckpointPolicy(p, label=f"self@{p.stem}") for p in snapshots]
+        pool += [_snapshot_policy(cfg, p) for p in snapshots]
     return pool
 
 
@@ -129,19 +154,21 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
 
         def _snapshot(self) -> None:
             folder = run / "snapshots"
-            path = save_checkpoint(self.model, folder / f"snap_{self.num_timesteps:010d}.zip", meta)
-            for old in sorted(folder.glob("snap_*.zip"))[: -cfg.self_play.max_snapshots]:
+            record = training_record(meta, self.num_timesteps)
+            path = export_policy(self.model, folder / f"snap_{self.num_timesteps:010d}", meta, record)
+            for old in sorted(folder.glob("snap_*.json"))[: -cfg.self_play.max_snapshots]:
                 old.unlink()
-            self.training_env.env_method("add_opponent", CheckpointPolicy(path, label=f"self@{path.stem}"))
+                old.with_suffix(".safetensors").unlink(missing_ok=True)
+            self.training_env.env_method("add_opponent", _snapshot_policy(cfg, path))
             pool = self.training_env.get_attr("pool")[0]
-            keep = [p for p in pool if not p.name.startswith("self@") or (folder / f"{p.name[5:]}.zip").exists()]
+            keep = [p for p in pool if not p.name.startswith("self@") or (folder / f"{p.name[5:]}.json").exists()]
             self.training_env.env_method("set_opponents", keep)
 
         def _evaluate(self) -> None:
             policy = _ModelPolicy(self.model, cfg.learner.deterministic)
             row: dict[str, Any] = {"timesteps": self.num_timesteps, "time": time.time()}
             for name in cfg.eval.opponents:
-                opponent = resolve_policy(name, env_name, cfg.game.num_players)
+                opponent = resolve_for(cfg, name)
                 m = play_matchup(
                     env_name,
                     policy,
@@ -204,8 +231,19 @@ def prepare_run(cfg: TrainConfig, run: Path, resume: bool, command: str) -> Trai
     return cfg
 
 
-def train(cfg: TrainConfig, run: Path, *, resume: bool = False, command: str = "", progress: bool = True) -> dict:
-    """Train, evaluate and write the run folder; returns the metrics."""
+def train(
+    cfg: TrainConfig,
+    run: Path,
+    *,
+    resume: bool = False,
+    command: str = "",
+    progress: bool = True,
+    final_eval: bool = True,
+) -> dict:
+    """Train, evaluate and write the run folder; returns the metrics.
+
+    ``final_eval=False`` skips the final evaluation (``parlour baselines`` evaluates every seed itself).
+    """
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
@@ -216,7 +254,7 @@ def train(cfg: TrainConfig, run: Path, *, resume: bool = False, command: str = "
     probe = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
     meta = checkpoint_meta(probe, {"config": json.loads(json.dumps(asdict(cfg)))})
 
-    snapshots = sorted((run / "snapshots").glob("snap_*.zip"))
+    snapshots = sorted((run / "snapshots").glob("snap_*.json"))
     fns = [_make_env_fn(cfg, i, snapshots, cfg.seed) for i in range(cfg.train.n_envs)]
     base = SubprocVecEnv(fns) if cfg.train.vec_env == "subproc" else DummyVecEnv(fns)
     venv = _timed_vec_env(VecMonitor(base))
@@ -225,7 +263,10 @@ def train(cfg: TrainConfig, run: Path, *, resume: bool = False, command: str = "
     sessions = sorted((run / "logs").glob("session_*"))
     logger = configure(str(run / "logs" / f"session_{len(sessions)}"), ["csv", "tensorboard"])
     if resume and latest.is_file():
-        read_meta(latest)
+        # The run's own file (SB3 zips unpickle on load); its table must still be this config's.
+        check_compatible(
+            read_meta(latest), table_for(cfg.game.name, cfg.game.num_players, cfg.game.options), str(latest)
+        )
         model = MaskablePPO.load(latest, env=venv, device=cfg.train.device)
         done_steps = model.num_timesteps
     else:
@@ -266,18 +307,24 @@ def train(cfg: TrainConfig, run: Path, *, resume: bool = False, command: str = "
     venv.close()
     save_checkpoint(model, run / "model.zip", meta | {"timesteps": model.num_timesteps})
     save_checkpoint(model, latest, meta | {"timesteps": model.num_timesteps})
+    previous = json.loads((run / "metrics.json").read_text()) if resume and (run / "metrics.json").is_file() else {}
+    # the training time of every session of the run (a resumed run adds its sessions up)
+    train_wall = previous.get("train_wall_seconds", previous.get("session_wall_seconds", 0.0)) + wall
+    record = training_record(meta, model.num_timesteps, evaluations=evaluations(run), train_wall_seconds=train_wall)
+    export_policy(model, run / POLICY_STEM, meta, record)
 
-    report = final_evaluation(cfg, run, progress)
+    report = final_evaluation(cfg, run, progress) if final_eval else None
     plot_learning_curve(run)
     metrics = {
         "timesteps": int(model.num_timesteps),
         "session_steps": int(max(0, remaining)),
         "session_wall_seconds": wall,
+        "train_wall_seconds": train_wall,
         "steps_per_second": max(0, remaining) / wall if wall > 0 else None,
         "env_seconds": env_seconds,
         "env_share": env_seconds / wall if wall > 0 else None,
         "learner_share": 1 - env_seconds / wall if wall > 0 else None,
-        "final_eval": {k: v for k, v in report["policies"].items()},
+        "final_eval": dict(report["policies"]) if report is not None else None,
     }
     (run / "metrics.json").write_text(json.dumps(metrics, indent=2))
     return metrics
@@ -285,13 +332,12 @@ def train(cfg: TrainConfig, run: Path, *, resume: bool = False, command: str = "
 
 def final_evaluation(cfg: TrainConfig, run: Path, progress: bool) -> dict[str, Any]:
     """The trained policy (and the config's reference bots) against every evaluation opponent."""
-    trained = CheckpointPolicy(
-        run / "model.zip", cfg.game.name, cfg.game.num_players, deterministic=cfg.learner.deterministic, label="ppo"
-    )
+    table = table_for(cfg.game.name, cfg.game.num_players, cfg.game.options)
+    trained = PolicyFile(run / f"{POLICY_STEM}.json", table, deterministic=cfg.learner.deterministic, label="ppo")
     report = run_evaluation(
         cfg.game.name,
-        [trained, *(resolve_policy(n, cfg.game.name, cfg.game.num_players) for n in cfg.eval.reference)],
-        [resolve_policy(n, cfg.game.name, cfg.game.num_players) for n in cfg.eval.opponents],
+        [trained, *(resolve_for(cfg, n) for n in cfg.eval.reference)],
+        [resolve_for(cfg, n) for n in cfg.eval.opponents],
         num_players=cfg.game.num_players,
         games=cfg.eval.games,
         seed_set=cfg.eval.seed_set,
@@ -312,10 +358,7 @@ def plot_learning_curve(run: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    rows = []
-    path = run / "evaluations.jsonl"
-    if path.is_file():
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = evaluations(run)
     names = [k for k in (rows[0] if rows else {}) if k not in ("timesteps", "time")]
     for name in names:
         xs = [r["timesteps"] for r in rows if name in r]

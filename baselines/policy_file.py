@@ -1,0 +1,312 @@
+"""Safe policy files: weights as safetensors beside a JSON spec; loading reads tensors and JSON, never a pickle.
+
+A policy file is a pair of files with one stem: ``NAME.json``, the spec, and ``NAME.safetensors``, the weights.
+The spec says what table the policy was trained for and how to rebuild its network:
+
+========================  ====================================================================================
+key                       meaning
+========================  ====================================================================================
+``format``                ``"parlour-policy"``; ``format_version`` its version (this module reads 1)
+``env``, ``env_version``  the env id and its behaviour version
+``num_players``           the player count it was trained at
+``options``               every keyword of the env it was trained on (rule keywords and the reward alike)
+``observation_size``      length of the observation vector; ``num_actions`` the size of the action space
+``network``               ``kind`` (``mlp_actor_critic``), ``pi`` and ``vf`` layer widths, ``activation``
+``training``              algorithm, seed, timesteps, the resolved training config, periodic evaluations
+``package_version``       the Parlour version that wrote it
+``weights``               the weights file's name, its SHA-256 and every tensor's shape
+========================  ====================================================================================
+
+Loading checks the spec's format, the weights' hash and every tensor's name and shape against the network the spec
+describes, then plays with a NumPy forward pass: no PyTorch is needed to play a shipped policy, and nothing in the
+file can run code. Before a policy sits at a table, :func:`check_compatible` compares the table with the spec and
+refuses, in one line naming each difference, a policy trained for another env, version, player count, observation
+or action size, or any rule keyword. Keywords in :data:`SIGNAL_KEYWORDS` change the learning signal or the handling
+of bad input, not the game being played, so they may differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.base import Policy
+
+FORMAT = "parlour-policy"
+FORMAT_VERSION = 1
+SPEC_SUFFIX = ".json"
+WEIGHTS_SUFFIX = ".safetensors"
+#: The only network kind so far: SB3's ``MlpPolicy`` actor-critic (flatten, separate policy and value MLPs).
+MLP_ACTOR_CRITIC = "mlp_actor_critic"
+#: Hidden-layer activations the NumPy forward pass knows.
+ACTIVATIONS = ("relu", "tanh")
+#: Env keywords that may differ between a policy's training table and the table it sits at: the reward signal and
+#: the handling of illegal actions change what a learner is told, not the game it plays or what it observes.
+SIGNAL_KEYWORDS = frozenset({"reward", "illegal_action", "illegal_reward"})
+#: The keys of a spec that describe a table (see :func:`table_of`).
+TABLE_KEYS = ("env", "env_version", "num_players", "options", "observation_size", "num_actions")
+
+
+class PolicyFileError(ValueError):
+    """A policy file that cannot be read or used; the message says what is wrong and what is allowed."""
+
+
+class IncompatiblePolicyError(PolicyFileError):
+    """A policy trained for a different table (env, version, players, rule keywords or sizes)."""
+
+
+def paths(path: str | Path) -> tuple[Path, Path]:
+    """``(spec, weights)`` for a policy file named by its ``.json``, its ``.safetensors`` or its stem."""
+    p = Path(path)
+    stem = p.with_suffix("") if p.suffix in (SPEC_SUFFIX, WEIGHTS_SUFFIX) else p
+    return stem.with_name(stem.name + SPEC_SUFFIX), stem.with_name(stem.name + WEIGHTS_SUFFIX)
+
+
+def is_policy_path(name: str) -> bool:
+    """Whether ``name`` names a policy file (by suffix): ``*.json`` or ``*.safetensors``."""
+    return name.endswith((SPEC_SUFFIX, WEIGHTS_SUFFIX))
+
+
+def table_of(env: Any) -> dict[str, Any]:
+    """What a policy must match to sit at ``env``'s table (a ParlourEnv): the spec's :data:`TABLE_KEYS`."""
+    return {
+        "env": env.metadata["name"],
+        "env_version": env.env_version,
+        "num_players": env.num_players,
+        "options": {k: v for k, v in env.options.items() if k != "num_players"},
+        "observation_size": env.observation_layout.size,
+        "num_actions": env.num_actions,
+    }
+
+
+def table_for(env_name: str, num_players: int | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The table of ``env_name`` with ``num_players`` (default: the env's own) and the given keywords."""
+    from parlour.envs import make
+
+    kwargs = dict(options or {})
+    if num_players is not None:
+        kwargs["num_players"] = num_players
+    return table_of(make(env_name, **kwargs))
+
+
+def differences(spec: dict[str, Any], table: dict[str, Any]) -> list[str]:
+    """Each way ``table`` differs from the table ``spec`` was trained for, as ``what: trained X, table Y``."""
+    out = []
+    for key in ("env", "env_version", "num_players", "observation_size", "num_actions"):
+        if spec.get(key) != table[key]:
+            out.append(f"{key}: trained {spec.get(key)!r}, table {table[key]!r}")
+    if spec.get("env") == table["env"]:  # another game's keywords are not comparable
+        trained, here = spec.get("options", {}), table["options"]
+        for key in sorted((set(trained) | set(here)) - SIGNAL_KEYWORDS):
+            a, b = trained.get(key, "<absent>"), here.get(key, "<absent>")
+            if a != b:
+                out.append(f"{key}: trained {a!r}, table {b!r}")
+    return out
+
+
+def check_compatible(spec: dict[str, Any], table: dict[str, Any], label: str) -> None:
+    """Refuse, before the first step, a policy whose training table differs from ``table``."""
+    diff = differences(spec, table)
+    if diff:
+        raise IncompatiblePolicyError(
+            f"policy {label} cannot play {table['env']} with {table['num_players']} players and these rules; "
+            f"it differs in {'; '.join(diff)}"
+        )
+
+
+# ----------------------------------------------------------------------------------------- the network
+def mlp_network(pi: list[int], vf: list[int], activation: str) -> dict[str, Any]:
+    if activation not in ACTIVATIONS:
+        raise PolicyFileError(f"activation {activation!r} is not supported: expected one of {list(ACTIVATIONS)}")
+    return {"kind": MLP_ACTOR_CRITIC, "pi": list(pi), "vf": list(vf), "activation": activation}
+
+
+def expected_shapes(network: dict[str, Any], observation_size: int, num_actions: int) -> dict[str, tuple[int, ...]]:
+    """Every tensor of the network the spec describes, by SB3's ``state_dict`` names."""
+    if network.get("kind") != MLP_ACTOR_CRITIC:
+        raise PolicyFileError(f"network kind {network.get('kind')!r} is not supported: expected {MLP_ACTOR_CRITIC!r}")
+    shapes: dict[str, tuple[int, ...]] = {}
+    for part, head, out in (("policy_net", "action_net", num_actions), ("value_net", "value_net", 1)):
+        width = observation_size
+        for i, w in enumerate(network["pi" if part == "policy_net" else "vf"]):
+            shapes[f"mlp_extractor.{part}.{2 * i}.weight"] = (w, width)
+            shapes[f"mlp_extractor.{part}.{2 * i}.bias"] = (w,)
+            width = w
+        shapes[f"{head}.weight"] = (out, width)
+        shapes[f"{head}.bias"] = (out,)
+    return shapes
+
+
+class MLPActorCritic:
+    """The forward pass of SB3's MLP actor-critic in NumPy (float32), from its tensors."""
+
+    def __init__(self, network: dict[str, Any], tensors: dict[str, np.ndarray]) -> None:
+        self.activation = network["activation"]
+        self.pi = [
+            (
+                tensors[f"mlp_extractor.policy_net.{2 * i}.weight"].T.copy(),
+                tensors[f"mlp_extractor.policy_net.{2 * i}.bias"],
+            )
+            for i in range(len(network["pi"]))
+        ]
+        self.vf = [
+            (
+                tensors[f"mlp_extractor.value_net.{2 * i}.weight"].T.copy(),
+                tensors[f"mlp_extractor.value_net.{2 * i}.bias"],
+            )
+            for i in range(len(network["vf"]))
+        ]
+        self.action = (tensors["action_net.weight"].T.copy(), tensors["action_net.bias"])
+        self.value_head = (tensors["value_net.weight"].T.copy(), tensors["value_net.bias"])
+
+    def _mlp(self, x: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        for w, b in layers:
+            x = x @ w + b
+            x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
+        return x
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        x = np.asarray(observation, np.float32)
+        w, b = self.action
+        out: np.ndarray = self._mlp(x, self.pi) @ w + b
+        return out
+
+    def value(self, observation: np.ndarray) -> np.ndarray:
+        w, b = self.value_head
+        out: np.ndarray = self._mlp(np.asarray(observation, np.float32), self.vf) @ w + b
+        return out
+
+
+# ----------------------------------------------------------------------------------------- files
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _replace_atomically(target: Path, write: Any) -> None:
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o644)  # a file to share, whatever mode the writer chose
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def save_policy(path: str | Path, tensors: dict[str, np.ndarray], spec: dict[str, Any]) -> Path:
+    """Write ``tensors`` and ``spec`` (the table keys, ``network``, ``training``) as a policy file; returns the
+    spec's path. Each file is written beside its target and renamed over it, weights first: the spec carries the
+    weights' hash, so a pair torn by a crash is refused when loaded rather than played."""
+    from safetensors.numpy import save_file
+
+    from parlour.envs.core import package_version
+
+    spec_path, weights_path = paths(path)
+    spec_path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
+    shapes = expected_shapes(spec["network"], spec["observation_size"], spec["num_actions"])
+    if {k: v.shape for k, v in arrays.items()} != shapes:
+        raise PolicyFileError("save_policy: the tensors do not match the network the spec describes")
+    _replace_atomically(weights_path, lambda p: save_file(arrays, str(p)))
+    full = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        **{k: spec[k] for k in TABLE_KEYS},
+        "network": spec["network"],
+        "training": spec.get("training", {}),
+        "package_version": spec.get("package_version", package_version()),
+        "weights": {
+            "file": weights_path.name,
+            "sha256": _sha256(weights_path),
+            "tensors": {k: list(v) for k, v in shapes.items()},
+        },
+    }
+    _replace_atomically(spec_path, lambda p: p.write_text(json.dumps(full, indent=1, default=str) + "\n"))
+    return spec_path
+
+
+def read_spec(path: str | Path) -> dict[str, Any]:
+    """The spec of a policy file (JSON only; the weights are not read)."""
+    spec_path, _ = paths(path)
+    if not spec_path.is_file():
+        raise PolicyFileError(f"policy file not found: {spec_path} (a policy is NAME.json beside NAME.safetensors)")
+    try:
+        spec: dict[str, Any] = json.loads(spec_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise PolicyFileError(f"{spec_path} is not a policy spec (not JSON: {exc})") from None
+    if not isinstance(spec, dict) or spec.get("format") != FORMAT:
+        raise PolicyFileError(f"{spec_path} is not a policy spec (its 'format' is not {FORMAT!r})")
+    if spec.get("format_version") != FORMAT_VERSION:
+        raise PolicyFileError(
+            f"{spec_path} has format_version {spec.get('format_version')!r}; this Parlour reads {FORMAT_VERSION}"
+        )
+    missing = [k for k in (*TABLE_KEYS, "network", "weights") if k not in spec]
+    if missing:
+        raise PolicyFileError(f"{spec_path} lacks {missing}")
+    return spec
+
+
+def read_weights(path: str | Path, spec: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The tensors of a policy file, after checking their hash and their names and shapes against the spec."""
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    spec_path, weights_path = paths(path)
+    weights_path = spec_path.with_name(spec["weights"]["file"])
+    if not weights_path.is_file():
+        raise PolicyFileError(f"policy weights not found: {weights_path} (named by {spec_path})")
+    if _sha256(weights_path) != spec["weights"]["sha256"]:
+        raise PolicyFileError(f"{weights_path} does not match the SHA-256 in {spec_path}: the pair is torn or altered")
+    try:
+        tensors = load_file(str(weights_path))
+    except (SafetensorError, OSError, ValueError) as exc:
+        raise PolicyFileError(f"{weights_path} is not a safetensors file: {exc}") from None
+    shapes = expected_shapes(spec["network"], spec["observation_size"], spec["num_actions"])
+    got = {k: tuple(v.shape) for k, v in tensors.items()}
+    if got != shapes:
+        wrong = sorted(set(got) ^ set(shapes)) or sorted(k for k in shapes if got[k] != shapes[k])
+        raise PolicyFileError(f"{weights_path} does not hold the network its spec describes (differs in {wrong})")
+    return {k: v.astype(np.float32, copy=False) for k, v in tensors.items()}
+
+
+class PolicyFile(Policy):
+    """A trained policy from a safe policy file. Greedy by default; ``deterministic=False`` samples with the
+    caller's rng. ``table`` (see :func:`table_for`) is checked before anything else is read."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        table: dict[str, Any] | None = None,
+        *,
+        deterministic: bool = True,
+        label: str | None = None,
+    ) -> None:
+        self.path = paths(path)[0]
+        self.spec = read_spec(self.path)
+        self.name = label or self.path.stem  # type: ignore[misc]
+        if table is not None:
+            check_compatible(self.spec, table, self.name)
+        self.games = (self.spec["env"],)  # type: ignore[misc]
+        self.network = MLPActorCritic(self.spec["network"], read_weights(self.path, self.spec))
+        self.deterministic = deterministic
+
+    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        logits = np.where(action_mask.astype(bool), self.network.logits(observation), -np.inf)
+        z = np.exp(logits - logits.max())
+        out: np.ndarray = z / z.sum()
+        return out
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        legal = action_mask.astype(bool)
+        if self.deterministic:
+            return int(np.argmax(np.where(legal, self.network.logits(observation), -np.inf)))
+        probs = self.probabilities(observation, action_mask).astype(np.float64)
+        return int(rng.choice(len(probs), p=probs / probs.sum()))

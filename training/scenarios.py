@@ -1,0 +1,119 @@
+"""Versioned benchmark scenario sets: the tables BASELINES.md reports, fixed so that other numbers can sit beside ours.
+
+A scenario is one game's evaluation: the player count, the opponents that fill the other seats (one table per
+opponent), the evaluation deal set and how many of its deals, and the env keywords of the table. A policy is
+seated once per deal in every seat, against each opponent. ``parlour benchmark`` and ``parlour baselines`` both
+evaluate through :func:`benchmark_report`, so a bot benchmarked by a user gets exactly its BASELINES row.
+
+Never change a published set: add ``v2`` instead. Results carry their set's name, and results of different sets
+are not compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from parlour.baselines.base import Policy
+
+
+@dataclass(frozen=True)
+class Scenario:
+    env: str
+    num_players: int
+    #: One table per opponent: the policy in one seat, this opponent in all the others.
+    opponents: tuple[str, ...]
+    #: Deals of the evaluation deal set; each is played once with the policy in every seat.
+    deals: int
+    deal_set: str = "v1"
+    #: Env keywords of the table (rules at their defaults here; the reward keyword does not change a win rate).
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+#: The published scenario sets, by version.
+SCENARIO_SETS: dict[str, dict[str, Scenario]] = {
+    "v1": {
+        "six_suspects_v0": Scenario(
+            "six_suspects_v0", 4, ("random", "six_suspects_heuristic", "six_suspects_expert"), deals=200
+        ),
+        "goes_to_eleven_v0": Scenario(
+            "goes_to_eleven_v0", 4, ("random", "goes_to_eleven_heuristic", "goes_to_eleven_expert"), deals=100
+        ),
+        "lady_alice_v0": Scenario(
+            "lady_alice_v0", 4, ("random", "lady_alice_heuristic", "lady_alice_expert"), deals=50
+        ),
+        "elevenses_v0": Scenario("elevenses_v0", 4, ("random", "elevenses_heuristic", "elevenses_expert"), deals=50),
+    }
+}
+#: The scenario set used when none is named.
+LATEST = "v1"
+
+
+class ScenarioError(ValueError):
+    """An unknown scenario set or game, or results of different sets put side by side."""
+
+
+def scenario(env_name: str, version: str = LATEST) -> Scenario:
+    if version not in SCENARIO_SETS:
+        raise ScenarioError(f"unknown scenario set {version!r}; available: {sorted(SCENARIO_SETS)}")
+    games = SCENARIO_SETS[version]
+    if env_name not in games:
+        raise ScenarioError(f"scenario set {version} has no {env_name}; it has {sorted(games)}")
+    return games[env_name]
+
+
+def check_same_set(a: dict[str, Any], b: dict[str, Any], what: str) -> None:
+    """Refuse to compare results of different scenario sets or games."""
+    if a.get("scenario_set") != b.get("scenario_set") or a.get("env") != b.get("env"):
+        raise ScenarioError(
+            f"cannot compare {what}: one is {a.get('env')} on scenario set {a.get('scenario_set')!r}, the other "
+            f"{b.get('env')} on {b.get('scenario_set')!r}; results are comparable only on the same set"
+        )
+
+
+def resolve_opponents(sc: Scenario) -> list[Policy]:
+    from parlour.baselines import resolve
+
+    return [resolve(o, sc.env, sc.num_players, sc.options) for o in sc.opponents]
+
+
+def benchmark_report(
+    policies: Sequence[Policy], sc: Scenario, version: str, *, progress: bool = False
+) -> dict[str, Any]:
+    """Every policy against every opponent of the scenario (:func:`~parlour.training.evaluate.run_evaluation`),
+    labelled with its scenario set."""
+    from parlour.training.evaluate import run_evaluation
+
+    report = run_evaluation(
+        sc.env,
+        list(policies),
+        resolve_opponents(sc),
+        num_players=sc.num_players,
+        games=sc.deals,
+        seed_set=sc.deal_set,
+        env_kwargs=sc.options,
+        progress=progress,
+    )
+    report["scenario_set"] = version
+    return report
+
+
+def cell(m: dict[str, Any]) -> str:
+    """A BASELINES table cell: win rate and its deal-clustered 95% interval."""
+    return f"{m['win_rate']:.3f} ({m['win_ci'][0]:.3f}–{m['win_ci'][1]:.3f})"
+
+
+def rows(report: dict[str, Any], policies: Sequence[str] | None = None) -> list[str]:
+    """BASELINES-format Markdown rows (``| policy | cell | cell | cell |``) for ``policies`` of a report."""
+    cells = {(m["policy"], m["opponent"]): m for m in report["matchups"]}
+    opponents = list(dict.fromkeys(m["opponent"] for m in report["matchups"]))
+    out = []
+    for p in policies if policies is not None else list(report["policies"]):
+        out.append(f"| {p} | " + " | ".join(cell(cells[(p, o)]) for o in opponents) + " |")
+    return out
+
+
+def header(report: dict[str, Any]) -> list[str]:
+    opponents = list(dict.fromkeys(m["opponent"] for m in report["matchups"]))
+    return ["| policy | " + " | ".join(f"vs {o}" for o in opponents) + " |", "|---|" + "---|" * len(opponents)]

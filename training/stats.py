@@ -1,0 +1,150 @@
+"""Statistics for results a paper can cite: deal-clustered intervals, and aggregates over training seeds.
+
+**Games that share a deal are not independent.** An evaluation plays every deal once with the policy in each
+seat, so the games of one deal share their cards; a policy's results on one deal are correlated. Intervals here
+therefore resample whole deals: :func:`clustered_interval` is SciPy's bias-corrected and accelerated (BCa)
+bootstrap of the mean over per-deal means (every deal holds the same number of games, so the mean of the deal
+means is the win rate). When every deal gives the same value the bootstrap has no spread; a win rate then gets the
+Wilson interval over deals (each deal one trial), the interval a single game per deal would give.
+
+**Training seeds are aggregated, not picked.** :func:`seed_aggregate` gives the mean and the interquartile mean
+(IQM, SciPy's ``trim_mean`` at 25%) of scores over runs (training seeds) × tasks (evaluation tables), with 95%
+percentile intervals from a stratified bootstrap: SciPy's multi-sample ``bootstrap`` resamples the runs of each
+task independently, as Agarwal et al. (2021, "Deep RL at the edge of the statistical precipice") and their
+``rliable`` do. :func:`probability_of_improvement` is their P(X > Y): the Mann-Whitney U statistic over runs,
+averaged over tasks, with the same stratified bootstrap interval.
+
+Every bootstrap draws from a fixed seed (:data:`BOOTSTRAP_SEED`), so a table is reproduced to the digit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.match import wilson_interval
+
+#: Two-sided confidence level of every interval.
+CONFIDENCE = 0.95
+#: Bootstrap resamples for deal-clustered intervals and for seed aggregates.
+RESAMPLES = 9999
+#: Seed of every bootstrap's generator: the same data give the same interval.
+BOOTSTRAP_SEED = 0
+#: The method sentence printed beside clustered intervals.
+CLUSTER_METHOD = "95% BCa bootstrap over deals (each deal's games resampled together), 9,999 resamples"
+#: The method sentence printed beside seed aggregates.
+SEED_METHOD = "95% percentile intervals from a stratified bootstrap over training seeds (per table), 9,999 resamples"
+
+
+def _bootstrap(
+    samples: Sequence[np.ndarray], statistic: Callable[..., Any], method: str, vectorized: bool = False
+) -> tuple[float, float]:
+    from scipy.stats import bootstrap
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # degenerate resamples warn; the caller checks for NaN
+        res = bootstrap(
+            tuple(samples),
+            statistic,
+            confidence_level=CONFIDENCE,
+            n_resamples=RESAMPLES,
+            method=method,
+            vectorized=vectorized,
+            rng=np.random.default_rng(BOOTSTRAP_SEED),
+        )
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def clustered_interval(cluster_means: Sequence[float] | np.ndarray, *, proportion: bool) -> tuple[float, float]:
+    """95% interval of the mean of ``cluster_means`` (one value per deal: the mean of its games), resampling deals.
+
+    ``proportion``: the values are win fractions, so a sample in which every deal gives the same value gets the
+    Wilson interval over deals rather than a zero-width one.
+    """
+    x = np.asarray(cluster_means, float)
+    if len(x) == 0:
+        return (0.0, 1.0) if proportion else (0.0, 0.0)
+    if np.all(x == x[0]) or len(x) < 3:
+        if proportion:
+            return wilson_interval(float(x.sum()), len(x))
+        return (float(x.mean()), float(x.mean()))
+    lo, hi = _bootstrap([x], np.mean, "BCa", vectorized=True)
+    if not (np.isfinite(lo) and np.isfinite(hi)):  # BCa's acceleration is undefined for some samples
+        lo, hi = _bootstrap([x], np.mean, "percentile", vectorized=True)
+    return lo, hi
+
+
+def per_cluster_means(values: Sequence[float], clusters: Sequence[int]) -> np.ndarray:
+    """The mean of ``values`` within each cluster id, in order of first appearance."""
+    v, c = np.asarray(values, float), np.asarray(clusters)
+    _, first, inverse = np.unique(c, return_index=True, return_inverse=True)
+    sums = np.bincount(inverse, weights=v)
+    counts = np.bincount(inverse)
+    means: np.ndarray = (sums / counts)[np.argsort(first)]
+    return means
+
+
+def iqm(x: np.ndarray, axis: int | None = None) -> Any:
+    """Interquartile mean: the mean of the middle 50% (SciPy's ``trim_mean`` cutting 25% at each end)."""
+    from scipy.stats import trim_mean
+
+    return trim_mean(x if axis is not None else np.ravel(x), 0.25, axis=axis if axis is not None else 0)
+
+
+def seed_aggregate(scores: np.ndarray) -> dict[str, Any]:
+    """Mean and IQM of ``scores`` (runs × tasks: training seeds × evaluation tables) with stratified bootstrap
+    95% intervals (each task's runs resampled independently)."""
+    s = np.asarray(scores, float)
+    if s.ndim != 2 or s.size == 0:
+        raise ValueError("seed_aggregate: scores must be a non-empty matrix of runs × tasks")
+    tasks = [s[:, t] for t in range(s.shape[1])]
+    out: dict[str, Any] = {"runs": s.shape[0], "tasks": s.shape[1]}
+    for name, func in (("mean", np.mean), ("iqm", iqm)):
+        point = float(func(np.ravel(s), axis=0))
+
+        def statistic(*columns: np.ndarray, axis: int = -1, f: Callable[..., Any] = func) -> Any:
+            return f(np.concatenate(columns, axis=axis), axis=axis)
+
+        if s.shape[0] < 2 or np.all(s == s[0]):
+            ci = (point, point)
+        else:
+            ci = _bootstrap(tasks, statistic, "percentile", vectorized=True)
+        out[name] = {"value": point, "ci": list(ci)}
+    return out
+
+
+def _poi(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], axis: int = -1) -> Any:
+    """Mean over tasks of P(a run of X beats a run of Y), ties half: the Mann-Whitney U statistic over
+    ``len(x) * len(y)`` (equal to SciPy's ``mannwhitneyu(x, y).statistic / (nx * ny)``; tested), vectorized
+    over leading batch axes for the bootstrap."""
+    probs = []
+    for x, y in zip(xs, ys, strict=True):
+        a, b = np.asarray(x)[..., :, None], np.asarray(y)[..., None, :]
+        probs.append(((a > b) + 0.5 * (a == b)).mean(axis=(-2, -1)))
+    return np.mean(probs, axis=0)
+
+
+def probability_of_improvement(scores_x: np.ndarray, scores_y: np.ndarray) -> dict[str, Any]:
+    """P(X > Y): for each task, the chance that a run of X scores above a run of Y (ties count half), averaged
+    over tasks; with a stratified bootstrap 95% interval. ``scores_x`` and ``scores_y`` are runs × tasks; a side
+    with one run is held fixed (it shows no run-to-run spread to resample)."""
+    x, y = np.asarray(scores_x, float), np.asarray(scores_y, float)
+    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1]:
+        raise ValueError("probability_of_improvement: both score matrices must be runs × the same tasks")
+    k = x.shape[1]
+    xs, ys = [x[:, t] for t in range(k)], [y[:, t] for t in range(k)]
+    point = float(_poi(xs, ys))
+    move_x, move_y = x.shape[0] > 1, y.shape[0] > 1
+    if not (move_x or move_y):
+        return {"value": point, "ci": [point, point]}
+
+    def statistic(*columns: np.ndarray, axis: int = -1) -> Any:
+        cx = list(columns[:k]) if move_x else xs
+        cy = list(columns[-k:]) if move_y else ys
+        return _poi(cx, cy)
+
+    lo, hi = _bootstrap([*(xs if move_x else []), *(ys if move_y else [])], statistic, "percentile", vectorized=True)
+    return {"value": point, "ci": [lo, hi]}
