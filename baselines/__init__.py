@@ -81,6 +81,19 @@ def available(env_name: str | None = None) -> list[str]:
     return bots + [n for n, e in SHIPPED.items() if env_name in (None, e) and shipped_path(n).is_file()]
 
 
+def seatable(env_name: str, num_players: int | None = None, options: dict[str, Any] | None = None) -> list[str]:
+    """The names of :func:`available` that can sit at this table: shipped policies trained for another player
+    count or other rules are left out (a default line-up takes these)."""
+    from parlour.baselines import policy_file
+
+    table = policy_file.table_for(env_name, num_players, options)
+    return [
+        n
+        for n in available(env_name)
+        if n not in SHIPPED or not policy_file.differences(policy_file.read_spec(shipped_path(n)), table)
+    ]
+
+
 def resolve(
     spec: str,
     env_name: str,
@@ -180,6 +193,7 @@ __all__ = [
     "UnknownPolicyError",
     "available",
     "make",
+    "seatable",
     "resolve",
     "shipped_checkpoint",
 ]

@@ -42,7 +42,7 @@ def test_match_prints_a_results_table(capsys: pytest.CaptureFixture[str], tmp_pa
         (["match", "chess_v0"], f"unknown environment 'chess_v0'; available: {sorted(ENVIRONMENTS)}"),
         (
             ["match", "--bots", "random,genius"],
-            "unknown bot(s) ['genius'] for six_suspects_v0; available: ['random'",
+            "unknown policy 'genius' for six_suspects_v0: expected one of ['random'",
         ),
         (["match", "--players", "9", "--no-progress"], "num_players=9 is out of range"),
     ],

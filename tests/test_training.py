@@ -15,14 +15,18 @@ pytest.importorskip("sb3_contrib")
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa: E402
 
-from parlour.baselines import make  # noqa: E402
+from parlour.baselines import (
+    make,  # noqa: E402
+    resolve,  # noqa: E402
+)
 from parlour.baselines.base import Policy  # noqa: E402
+from parlour.baselines.policy_file import IncompatiblePolicyError, PolicyFile  # noqa: E402
 from parlour.envs import ENVIRONMENTS  # noqa: E402
 from parlour.envs.six_suspects import rules as R  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
 from parlour.training.config import ConfigError, load_config  # noqa: E402
 from parlour.training.evaluate import run_evaluation  # noqa: E402
-from parlour.training.policies import CheckpointError, resolve_policy, save_checkpoint  # noqa: E402
+from parlour.training.policies import CheckpointError, save_checkpoint  # noqa: E402
 from parlour.training.single_agent import SingleAgentEnv  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "six_suspects" / "quick.yaml"
@@ -130,7 +134,10 @@ CONFIG_ERRORS = [
     (["train.total_steps=5"], r"unknown key 'train.total_steps'; allowed keys here: \['total_timesteps', 'n_envs'"),
     (["colour=red"], r"unknown key 'colour'; allowed keys here: \['game', 'learner', 'opponents'"),
     (["ppo.learning_rate=fast"], r"bad value for 'ppo.learning_rate'"),
-    (["opponents=[six_suspects_genius]"], r"opponents: unknown opponent 'six_suspects_genius'; valid: \['random'"),
+    (
+        ["opponents=[six_suspects_genius]"],
+        r"opponents: unknown policy 'six_suspects_genius' for six_suspects_v0: expected one of \['random'",
+    ),
     (["game.num_players=9"], r"game: six_suspects: num_players=9 is out of range"),
     (
         ["game.name=chess_v0"],
@@ -187,6 +194,8 @@ def test_train_resume_and_evaluate_end_to_end(tmp_path: Path, capsys: pytest.Cap
         "command.txt",
         "versions.json",
         "model.zip",
+        "policy.json",
+        "policy.safetensors",
         "checkpoints/latest.zip",
         "final_eval.json",
         "final_eval.md",
@@ -197,7 +206,7 @@ def test_train_resume_and_evaluate_end_to_end(tmp_path: Path, capsys: pytest.Cap
     ):
         assert (run / name).is_file(), name
     assert list((run / "logs" / "session_0").glob("events.out.tfevents.*"))
-    assert list((run / "snapshots").glob("snap_*.zip"))
+    assert list((run / "snapshots").glob("snap_*.json")) and not list((run / "snapshots").glob("*.zip"))
     assert json.loads((run / "metrics.json").read_text())["timesteps"] >= 512
 
     # A second start into the same folder is refused; --resume continues from the latest checkpoint.
@@ -211,24 +220,49 @@ def test_train_resume_and_evaluate_end_to_end(tmp_path: Path, capsys: pytest.Cap
     commands = (run / "command.txt").read_text().splitlines()
     assert len(commands) == 2 and commands[0].startswith("parlour train ") and commands[1].endswith("--no-progress")
 
-    # Evaluate the result beside a bot.
+    # The policy file plays as the SB3 model it was exported from.
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(run / "model.zip", device="cpu")  # our own run's file
+    policy = resolve(str(run / "policy.json"), "six_suspects_v0", 4)
+    env = SingleAgentEnv("six_suspects_v0", [make("random")], seed=0)
+    obs, _ = env.reset(seed=0)
+    for _ in range(20):
+        mask = env.action_masks()
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert policy.act(obs, mask.astype(np.int8), np.random.default_rng(0)) == int(action)
+        obs, _, term, trunc, _ = env.step(int(action))
+        if term or trunc:
+            obs, _ = env.reset()
+
+    # Evaluate the result beside a bot; the SB3 zip only when the user trusts it.
     capsys.readouterr()
     code = main(
-        ["evaluate", "six_suspects_v0", "--policies", f"{run / 'model.zip'},random", "--games", "2", "--no-progress"]
+        ["evaluate", "six_suspects_v0", "--policies", f"{run / 'policy.json'},random", "--games", "2", "--no-progress"]
     )
     assert code == 0
     assert "Cross-play" in capsys.readouterr().out
+    zip_cmd = ["evaluate", "six_suspects_v0", "--policies", str(run / "model.zip"), "--games", "1", "--no-progress"]
+    assert main(zip_cmd) == 2
+    assert "pickle-based SB3 zip" in capsys.readouterr().err
+    assert main([*zip_cmd, "--trust-pickle"]) == 0
 
-    # The checkpoint knows its game: another player count is refused with a clear message.
-    with pytest.raises(CheckpointError, match="was trained for six_suspects_v0 with 4 players; it cannot play"):
-        resolve_policy(str(run / "model.zip"), "six_suspects_v0", 3)
-    assert main(["evaluate", "six_suspects_v0", "--policies", str(run / "model.zip"), "--players", "3"]) == 2
+    # The policy knows its table: another player count is refused with a clear message.
+    with pytest.raises(IncompatiblePolicyError, match="differs in num_players: trained 4, table 3"):
+        resolve(str(run / "policy.json"), "six_suspects_v0", 3)
+    with pytest.raises(IncompatiblePolicyError, match="differs in num_players: trained 4, table 3"):
+        resolve(str(run / "model.zip"), "six_suspects_v0", 3, trust_pickle=True)
+    assert main(["evaluate", "six_suspects_v0", "--policies", str(run / "policy.json"), "--players", "3"]) == 2
     assert "cannot play six_suspects_v0 with 3 players" in capsys.readouterr().err
     # ... and so is a config whose opponent pool names it for another player count, before any run folder exists.
-    with pytest.raises(ConfigError, match="opponents: checkpoint .* was trained for six_suspects_v0 with 4 players"):
-        load_config(CONFIG, [f"opponents=[{run / 'model.zip'}]", "game.num_players=3"])
-    with pytest.raises(ConfigError, match="checkpoint not found"):
-        load_config(CONFIG, [f"opponents=[{tmp_path / 'missing.zip'}]"])
+    with pytest.raises(ConfigError, match="opponents: policy .* differs in num_players: trained 4, table 3"):
+        load_config(CONFIG, [f"opponents=[{run / 'policy.json'}]", "game.num_players=3"])
+    with pytest.raises(ConfigError, match="policy file not found"):
+        load_config(CONFIG, [f"opponents=[{tmp_path / 'missing.json'}]"])
+    # A snapshot of the league is a policy file too, checked against the table.
+    snap = sorted((run / "snapshots").glob("snap_*.json"))[0]
+    with pytest.raises(IncompatiblePolicyError, match="num_players"):
+        PolicyFile(snap, table_for_players(3))
 
 
 def test_resume_without_a_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -250,13 +284,19 @@ def test_checkpoints_are_written_atomically(tmp_path: Path) -> None:
     assert target.read_bytes() == b"previous checkpoint"
 
 
+def table_for_players(n: int) -> dict[str, Any]:
+    from parlour.baselines.policy_file import table_for
+
+    return table_for("six_suspects_v0", n, {"reward": "expected"})
+
+
 def test_unknown_policy_and_bad_checkpoint(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"unknown policy 'genius': expected one of \['random'"):
-        resolve_policy("genius", "six_suspects_v0", 4)
+    with pytest.raises(ValueError, match=r"unknown policy 'genius' for six_suspects_v0: expected one of \['random'"):
+        resolve("genius", "six_suspects_v0", 4)
     fake = tmp_path / "fake.zip"
     fake.write_bytes(b"not a zip")
     with pytest.raises(CheckpointError, match="is not a Parlour checkpoint"):
-        resolve_policy(str(fake), "six_suspects_v0", 4)
+        resolve(str(fake), "six_suspects_v0", 4, trust_pickle=True)
 
 
 def test_evaluation_is_deterministic() -> None:
@@ -279,28 +319,10 @@ def test_ratings_order_follows_head_to_head_results() -> None:
     assert list(ratings) == ["strong", "weak"] and ratings["strong"]["mu"] > ratings["weak"]["mu"]
 
 
-def test_shipped_checkpoint_is_smaller_and_plays_the_same(tmp_path: Path) -> None:
-    from parlour.training.policies import CheckpointPolicy, ship_checkpoint
-
-    run = tmp_path / "run"
-    assert main(["train", str(CONFIG), *TINY, "--out", str(run), "--no-progress"]) == 0
-    shipped = ship_checkpoint(run / "model.zip", tmp_path / "shipped.zip")
-    assert shipped.stat().st_size < (run / "model.zip").stat().st_size
-    a, b = CheckpointPolicy(run / "model.zip"), CheckpointPolicy(shipped)
-    env = SingleAgentEnv("six_suspects_v0", [make("random")], seed=0)
-    obs, _ = env.reset(seed=0)
-    for _ in range(10):
-        mask = env.action_masks().astype(np.int8)
-        assert np.allclose(a.probabilities(obs, mask), b.probabilities(obs, mask))
-        obs, _, term, trunc, _ = env.step(a.act(obs, mask, np.random.default_rng(0)))
-        if term or trunc:
-            obs, _ = env.reset()
-
-
 def test_shipped_baseline_plays_legally() -> None:
     from parlour.baselines import CHECKPOINT_DIR
 
-    if not (CHECKPOINT_DIR / "six_suspects_v0_ppo.zip").is_file():
+    if not (CHECKPOINT_DIR / "six_suspects_v0_ppo.json").is_file():
         pytest.skip("no shipped checkpoint in this tree")
     from parlour.baselines.match import play_game
     from parlour.envs import make as make_env

@@ -79,8 +79,8 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
     return out
 
 
-def seed_path(env_name: str, seed: int) -> Path:
-    return CHECKPOINTS / f"{env_name}_ppo_seed{seed}.json"
+def seed_path(env_name: str, seed: int, folder: Path = CHECKPOINTS) -> Path:
+    return folder / f"{env_name}_ppo_seed{seed}.json"
 
 
 def training_part(config: dict[str, Any]) -> dict[str, Any]:
@@ -105,13 +105,13 @@ def is_current(path: Path, cfg: Any) -> bool:
     return training_part(trained) == training_part(config_record(cfg))
 
 
-def _train_seed(job: tuple[str, str, int, str]) -> dict[str, Any]:
+def _train_seed(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
     """Train one seed in its run folder (resuming one left by an interrupted run) and export its policy file."""
     from parlour.baselines.policy_file import read_weights, save_policy
     from parlour.training.config import load_config
     from parlour.training.train import POLICY_STEM, train
 
-    env_name, config_path, seed, root = job
+    env_name, config_path, seed, root, folder = job
     cfg = load_config(config_path, [f"seed={seed}"])
     run = Path(root) / "runs" / "baselines" / env_name / f"seed{seed}"
     resume = (run / "checkpoints" / "latest.zip").is_file()
@@ -129,21 +129,24 @@ def _train_seed(job: tuple[str, str, int, str]) -> dict[str, Any]:
     )
     src = run / f"{POLICY_STEM}.json"
     spec = read_spec(src)
-    save_policy(seed_path(env_name, seed), read_weights(src, spec), spec)
+    save_policy(seed_path(env_name, seed, Path(folder)), read_weights(src, spec), spec)
     return {"seed": seed, "train_wall_seconds": metrics["train_wall_seconds"], "timesteps": metrics["timesteps"]}
 
 
-def train_seeds(env_name: str, spec: BaselineSpec, root: Path, jobs: int) -> None:
+def train_seeds(env_name: str, spec: BaselineSpec, root: Path, jobs: int, folder: Path = CHECKPOINTS) -> list[int]:
+    """Train the seeds whose policy file is missing or stale; returns them."""
     from parlour.training.config import load_config
 
     todo = [
-        k for k in spec.seeds if not is_current(seed_path(env_name, k), load_config(root / spec.config, [f"seed={k}"]))
+        k
+        for k in spec.seeds
+        if not is_current(seed_path(env_name, k, folder), load_config(root / spec.config, [f"seed={k}"]))
     ]
     if not todo:
         print(f"{env_name}: every seed's policy is current ({spec.seeds}); nothing to train")
-        return
+        return []
     print(f"{env_name}: training seeds {todo} ({min(jobs, len(todo))} at a time)")
-    work = [(env_name, str(root / spec.config), k, str(root)) for k in todo]
+    work = [(env_name, str(root / spec.config), k, str(root), str(folder)) for k in todo]
     if jobs <= 1 or len(todo) == 1:
         done = [_train_seed(w) for w in work]
     else:
@@ -152,12 +155,13 @@ def train_seeds(env_name: str, spec: BaselineSpec, root: Path, jobs: int) -> Non
             done = list(pool.map(_train_seed, work))
     for d in done:
         print(f"{env_name} seed {d['seed']}: {d['timesteps']} steps in {d['train_wall_seconds'] / 60:.0f} min")
+    return todo
 
 
-def ship(env_name: str, spec: BaselineSpec) -> Path:
+def ship(env_name: str, spec: BaselineSpec, folder: Path = CHECKPOINTS) -> Path:
     """``<env>_ppo.json``: the shipped seed's spec, naming that seed's weights file."""
-    source = seed_path(env_name, spec.shipped_seed)
-    target = CHECKPOINTS / f"{env_name}_ppo.json"
+    source = seed_path(env_name, spec.shipped_seed, folder)
+    target = folder / f"{env_name}_ppo.json"
     data = read_spec(source)
     data["training"]["shipped_seed"] = spec.shipped_seed
     tmp = target.with_name(f".{target.name}.tmp")
@@ -166,15 +170,15 @@ def ship(env_name: str, spec: BaselineSpec) -> Path:
     return target
 
 
-def evaluate_game(env_name: str, spec: BaselineSpec, *, progress: bool) -> dict[str, Any]:
+def evaluate_game(env_name: str, spec: BaselineSpec, *, progress: bool, folder: Path = CHECKPOINTS) -> dict[str, Any]:
     """Every trained seed and every scripted bot on the game's scenario; seeds aggregated."""
     sc = scenario(env_name, spec.scenarios)
     name = shipped_checkpoint(env_name) or "ppo"
     table = table_for(env_name, sc.num_players, sc.options)
-    seeds = [k for k in spec.seeds if seed_path(env_name, k).is_file()]
+    seeds = [k for k in spec.seeds if seed_path(env_name, k, folder).is_file()]
     if not seeds:
-        raise FileNotFoundError(f"{env_name}: no trained seed in {CHECKPOINTS}: run without --skip-training")
-    trained = [PolicyFile(seed_path(env_name, k), table, label=f"{name}@seed{k}") for k in seeds]
+        raise FileNotFoundError(f"{env_name}: no trained seed in {folder}: run without --skip-training")
+    trained = [PolicyFile(seed_path(env_name, k, folder), table, label=f"{name}@seed{k}") for k in seeds]
     bots = [make(b, env_name) for b in available(env_name) if b not in spec.skip_bots and b not in (name,)]
     start = time.perf_counter()
     report = benchmark_report([*trained, *bots], sc, spec.scenarios, progress=progress)
@@ -246,8 +250,19 @@ def plot_learning_curves(report: dict[str, Any], out: Path) -> Path | None:
     return out
 
 
-def regenerate(games: list[str] | None, *, train_models: bool, progress: bool, jobs: int = 2) -> Path:
-    root = Path.cwd()
+def regenerate(
+    games: list[str] | None,
+    *,
+    train_models: bool,
+    progress: bool,
+    jobs: int = 2,
+    root: Path | None = None,
+    folder: Path = CHECKPOINTS,
+    figures: Path = FIGURES,
+) -> Path:
+    """Train (unless ``train_models`` is false), evaluate and publish ``games`` (default: every spec under
+    ``root``, the working directory); policy files and results in ``folder``, figures in ``figures``."""
+    root = root or Path.cwd()
     table = specs(root)
     unknown = sorted(set(games or []) - set(table))
     if unknown:
@@ -255,17 +270,17 @@ def regenerate(games: list[str] | None, *, train_models: bool, progress: bool, j
     for env_name in games or list(table):
         spec_path, spec = table[env_name]
         if train_models:
-            train_seeds(env_name, spec, root, jobs)
-        report = evaluate_game(env_name, spec, progress=progress)
-        if seed_path(env_name, spec.shipped_seed).is_file():
-            ship(env_name, spec)
+            train_seeds(env_name, spec, root, jobs, folder)
+        report = evaluate_game(env_name, spec, progress=progress, folder=folder)
+        if seed_path(env_name, spec.shipped_seed, folder).is_file():
+            ship(env_name, spec, folder)
         report["spec"] = str(spec_path.relative_to(root))
         report["config"] = spec.config
-        figure = plot_learning_curves(report, FIGURES / f"{env_name}_learning_curves.png")
-        report["figure"] = str(figure.relative_to(root)) if figure is not None else None
-        (CHECKPOINTS / f"{env_name}_results.json").write_text(json.dumps(report, indent=1) + "\n")
+        figure = plot_learning_curves(report, figures / f"{env_name}_learning_curves.png")
+        report["figure"] = os.path.relpath(figure, root) if figure is not None else None
+        (folder / f"{env_name}_results.json").write_text(json.dumps(report, indent=1) + "\n")
     out = root / "BASELINES.md"
-    out.write_text(render(CHECKPOINTS))
+    out.write_text(render(folder))
     print(out.read_text())
     return out
 

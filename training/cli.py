@@ -11,7 +11,7 @@ from typing import Any
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
-    from parlour.baselines import available
+    from parlour.baselines import seatable
     from parlour.baselines.match import format_table, run_match
     from parlour.envs import ENVIRONMENTS
 
@@ -21,8 +21,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    bots = args.bots.split(",") if args.bots else [b for b in available(args.env) if not b.endswith("_oracle")]
     try:
+        bots = (
+            args.bots.split(",") if args.bots else [b for b in seatable(args.env, args.players) if "_oracle" not in b]
+        )
         rows = run_match(
             args.env,
             bots,
@@ -267,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--bots",
         default=None,
-        help="comma-separated policies: bot or shipped names, policy files (*.json), module:attribute (default: every non-oracle bot)",
+        help="comma-separated policies: bot or shipped names, policy files (*.json), module:attribute (default: every non-oracle bot and shipped policy that fits the table)",
     )
     m.add_argument("--players", type=int, default=4, help="number of players (default 4)")
     m.add_argument("--games", type=int, default=200, help="number of games (default 200)")

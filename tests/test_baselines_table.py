@@ -1,0 +1,113 @@
+"""``parlour baselines`` and ``parlour benchmark``: several seeds trained in parallel, aggregated, published; any
+policy benchmarked on the same scenario as the published rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from parlour.baselines.policy_file import read_spec  # noqa: E402
+from parlour.training import scenarios  # noqa: E402
+from parlour.training.baselines_table import is_current, regenerate, seed_path  # noqa: E402
+from parlour.training.cli import main  # noqa: E402
+from parlour.training.config import load_config, to_yaml  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = [
+    "train.total_timesteps=256",
+    "train.n_envs=2",
+    "ppo.n_steps=64",
+    "ppo.batch_size=64",
+    "ppo.n_epochs=1",
+    "ppo.net_arch=[8]",
+    "train.checkpoint_every=128",
+    "train.eval_every=128",
+    "eval.periodic_games=1",
+    "eval.opponents=[random]",
+    "opponents=[random]",
+]
+
+
+@pytest.fixture
+def tiny_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project root with one tiny training config, a two-seed spec and a two-deal scenario set."""
+    cfg = load_config(ROOT / "configs" / "six_suspects" / "quick.yaml", TINY)
+    folder = tmp_path / "configs" / "six_suspects"
+    folder.mkdir(parents=True)
+    (folder / "tiny.yaml").write_text(to_yaml(cfg))
+    (folder / "baselines.yaml").write_text(
+        "env: six_suspects_v0\nconfig: configs/six_suspects/tiny.yaml\nseeds: [0, 1]\nshipped_seed: 1\n"
+        "scenarios: test\nskip_bots: [search, six_suspects_expert, six_suspects_oracle]\n"
+    )
+    sc = scenarios.Scenario("six_suspects_v0", 4, ("random", "six_suspects_heuristic"), deals=2)
+    monkeypatch.setitem(scenarios.SCENARIO_SETS, "test", {"six_suspects_v0": sc})
+    return tmp_path
+
+
+def test_seeds_are_trained_in_parallel_aggregated_and_published(
+    tiny_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, figures = tiny_project / "checkpoints", tiny_project / "figures"
+    kwargs = {"progress": False, "jobs": 2, "root": tiny_project, "folder": folder, "figures": figures}
+    regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    assert "training seeds [0, 1] (2 at a time)" in capsys.readouterr().out
+    for k in (0, 1):
+        spec = read_spec(seed_path("six_suspects_v0", k, folder))
+        assert spec["training"]["seed"] == k and spec["training"]["evaluations"]
+    shipped = read_spec(folder / "six_suspects_v0_ppo.json")
+    assert (
+        shipped["training"]["shipped_seed"] == 1
+        and shipped["weights"]["file"] == "six_suspects_v0_ppo_seed1.safetensors"
+    )
+    results = json.loads((folder / "six_suspects_v0_results.json").read_text())
+    assert [s["seed"] for s in results["seeds"]] == [0, 1] and results["scenario_set"] == "test"
+    agg = results["seed_aggregate"]
+    assert set(agg["per_table"]) == {"random", "six_suspects_heuristic"} and agg["all_tables"]["runs"] == 2
+    assert set(agg["improvement"]) == {"random", "six_suspects_heuristic"}
+    assert (figures / "six_suspects_v0_learning_curves.png").stat().st_size > 0
+    text = (tiny_project / "BASELINES.md").read_text()
+    assert "IQM over 2 seed(s)" in text and "six_suspects_ppo seed 1 (shipped)" in text
+    assert "| six_suspects_heuristic |" in text and "bootstrap over deals" in text
+
+    # Seeds already trained from this config are kept; evaluation gives the same table.
+    regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    assert "nothing to train" in capsys.readouterr().out
+    again = json.loads((folder / "six_suspects_v0_results.json").read_text())
+    for key in ("matchups", "seed_aggregate", "ratings"):
+        assert again[key] == results[key]
+    # A change that alters the trained weights makes a seed stale; one that only changes evaluation does not.
+    config = tiny_project / "configs" / "six_suspects" / "tiny.yaml"
+    assert is_current(seed_path("six_suspects_v0", 0, folder), load_config(config, ["eval.games=7"]))
+    assert not is_current(seed_path("six_suspects_v0", 0, folder), load_config(config, ["ppo.n_epochs=2"]))
+
+
+def test_a_spec_with_an_unlisted_shipped_seed_is_refused(tiny_project: Path) -> None:
+    spec = tiny_project / "configs" / "six_suspects" / "baselines.yaml"
+    spec.write_text(spec.read_text().replace("shipped_seed: 1", "shipped_seed: 5"))
+    with pytest.raises(ValueError, match=r"shipped_seed=5 is not one of seeds=\[0, 1\]"):
+        regenerate(None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c")
+
+
+def test_benchmark_reproduces_a_bots_published_row(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    results = json.loads((ROOT / "baselines" / "checkpoints" / "goes_to_eleven_v0_results.json").read_text())
+    published = scenarios.rows(results, ["random"])[0]
+    assert main(["benchmark", "goes_to_eleven_v0", "random", "--no-progress", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    mine = out.split("Published")[0]
+    assert published in mine.splitlines()  # the same row, to the digit, as BASELINES.md's
+    assert published in (ROOT / "BASELINES.md").read_text()
+    saved = json.loads((tmp_path / "benchmark.json").read_text())
+    assert saved["scenario_set"] == "v1"
+
+    # another scenario set is not compared
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**saved, "scenario_set": "v0"}))
+    code = main(["benchmark", "goes_to_eleven_v0", "random", "--compare", str(other), "--no-progress"])
+    assert code == 2
+    assert "results are comparable only on the same set" in capsys.readouterr().err
+    assert main(["benchmark", "goes_to_eleven_v0", "random", "--scenarios", "v9"]) == 2
+    assert "unknown scenario set 'v9'; available: ['v1']" in capsys.readouterr().err

@@ -1,0 +1,309 @@
+"""Policy files, the policy resolver and strict table checks: safe by default, refused where they do not belong."""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from parlour.baselines import BOTS, SHIPPED, UnknownPolicyError, available, make, resolve, shipped_path
+from parlour.baselines.policy_file import (
+    IncompatiblePolicyError,
+    PolicyFile,
+    PolicyFileError,
+    read_spec,
+    save_policy,
+    table_for,
+)
+from parlour.envs import ENVIRONMENTS
+from parlour.training.cli import main
+
+DATA = Path(__file__).resolve().parent / "data"
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "six_suspects" / "quick.yaml"
+
+
+# ------------------------------------------------------------------------------------------ the shipped policies
+def reference_points(env_name: str) -> tuple[int, list[dict[str, Any]]]:
+    ref = json.loads((DATA / "shipped_reference.json").read_text())[env_name]
+    return ref["size"], ref["points"]
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_policy_files_act_as_the_zips_they_were_converted_from(name: str) -> None:
+    # tests/data/shipped_reference.json holds what the SB3 zips (loaded with SB3 before they left the tree) chose
+    # at 48 decision points of each game (tests/data/make_shipped_reference.py).
+    policy = make(name)
+    assert isinstance(policy, PolicyFile) and policy.name == name
+    size, points = reference_points(SHIPPED[name])
+    rng = np.random.default_rng(0)
+    for pt in points:
+        obs = np.zeros(size, np.float32)
+        obs[pt["index"]] = pt["value"]
+        mask = np.array(pt["mask"], np.int8)
+        assert np.allclose(policy.probabilities(obs, mask), pt["probs"], atol=1e-5)
+        assert policy.act(obs, mask, rng) == pt["greedy"]
+
+
+def test_a_policy_plays_with_numpy_alone_and_samples_legally() -> None:
+    policy = resolve("goes_to_eleven_ppo", "goes_to_eleven_v0", deterministic=False)
+    size, points = reference_points("goes_to_eleven_v0")
+    rng = np.random.default_rng(1)
+    for pt in points[:10]:
+        obs = np.zeros(size, np.float32)
+        obs[pt["index"]] = pt["value"]
+        mask = np.array(pt["mask"], np.int8)
+        assert mask[policy.act(obs, mask, rng)] == 1
+
+
+# ------------------------------------------------------------------------------------------ the resolver
+@pytest.mark.parametrize("env_name", sorted(ENVIRONMENTS))
+def test_the_resolver_accepts_exactly_the_names_it_lists(env_name: str) -> None:
+    listed = available(env_name)
+    for name in [*BOTS, *SHIPPED]:
+        if name in listed:
+            assert resolve(name, env_name, 4).name == name
+        else:
+            with pytest.raises(UnknownPolicyError, match=f"not available for {env_name}"):
+                resolve(name, env_name, 4)
+    with pytest.raises(UnknownPolicyError) as err:
+        resolve("genius", env_name, 4)
+    assert str(listed) in str(err.value)
+    assert shipped_path(next(n for n, e in SHIPPED.items() if e == env_name)).is_file()
+    assert sum(1 for n in listed if n in SHIPPED) == 1  # its shipped policy is listed, and accepted (above)
+
+
+def test_a_shipped_name_is_accepted_by_evaluate_and_by_a_config(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["evaluate", "six_suspects_v0", "--policies", "six_suspects_ppo", "--opponents", "random", "--games", "2",
+         "--no-progress"]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    assert "| six_suspects_ppo | random |" in capsys.readouterr().out
+    pytest.importorskip("omegaconf")
+    from parlour.training.config import load_config
+
+    cfg = load_config(CONFIG, ["opponents=[six_suspects_ppo]", "eval.reference=[six_suspects_ppo]"])
+    assert cfg.opponents == ["six_suspects_ppo"]
+
+
+USER_MODULE = """
+import numpy as np
+
+class MyBot:
+    # a user's policy that does not subclass Policy: the first legal action
+    def act(self, observation, action_mask, rng):
+        return int(np.flatnonzero(action_mask)[0])
+"""
+
+
+def test_module_attribute_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "my_parlour_bot.py").write_text(USER_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    policy = resolve("my_parlour_bot:MyBot", "six_suspects_v0", 4)
+    mask = np.array([0, 1, 1], np.int8)
+    assert policy.act(np.zeros(3, np.float32), mask, np.random.default_rng(0)) == 1
+    assert resolve("parlour.baselines.base:RandomPolicy", "lady_alice_v0", 4).name == "random"
+    with pytest.raises(UnknownPolicyError, match="cannot import it as module:attribute"):
+        resolve("no_such_module:Bot", "six_suspects_v0", 4)
+    with pytest.raises(UnknownPolicyError, match=r"plays \['six_suspects_v0'\], not lady_alice_v0"):
+        resolve("parlour.baselines.six_suspects:SixSuspectsExpert", "lady_alice_v0", 4)
+
+
+# ------------------------------------------------------------------------------------------ strict tables
+def copied_policy(tmp_path: Path, name: str, **changes: Any) -> Path:
+    """A copy of a shipped policy's files whose spec has ``changes`` applied (options merged)."""
+    src = shipped_path(name)
+    spec = read_spec(src)
+    shutil.copy(src.with_name(spec["weights"]["file"]), tmp_path / spec["weights"]["file"])
+    options = changes.pop("options", {})
+    spec.update(changes)
+    spec["options"].update(options)
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(spec))
+    return path
+
+
+MISMATCHES = [
+    # (what differs, how to make the policy's spec differ from the default 4-player table, text in the message)
+    ("env", {"env": "six_suspects_v0"}, "env: trained 'six_suspects_v0', table 'goes_to_eleven_v0'"),
+    ("version", {"env_version": 7}, "env_version: trained 7, table 0"),
+    ("players", {"num_players": 3}, "num_players: trained 3, table 4"),
+    ("rule keyword", {"options": {"pick_on_me": True}}, "pick_on_me: trained True, table False"),
+    ("missing keyword", {"options": {"new_rule": 1}}, "new_rule: trained 1, table '<absent>'"),
+    ("observation size", {"observation_size": 388}, "observation_size: trained 388, table 387"),
+    ("action count", {"num_actions": 151}, "num_actions: trained 151, table 150"),
+]
+
+
+@pytest.mark.parametrize(("kind", "changes", "message"), MISMATCHES, ids=[m[0] for m in MISMATCHES])
+def test_every_kind_of_mismatch_is_refused_before_the_first_step(
+    tmp_path: Path, kind: str, changes: dict[str, Any], message: str
+) -> None:
+    path = copied_policy(tmp_path, "goes_to_eleven_ppo", **changes)
+    with pytest.raises(IncompatiblePolicyError) as err:
+        resolve(str(path), "goes_to_eleven_v0", 4)
+    text = str(err.value)
+    assert message in text and "\n" not in text
+    assert text.startswith("policy ") and "cannot play goes_to_eleven_v0 with 4 players" in text
+
+
+def test_the_reward_keyword_may_differ() -> None:
+    # trained with the dense 'margin' reward; a table scored by wins is the same game
+    assert read_spec(shipped_path("goes_to_eleven_ppo"))["options"]["reward"] == "margin"
+    assert resolve("goes_to_eleven_ppo", "goes_to_eleven_v0", 4, {"reward": "win"}).name == "goes_to_eleven_ppo"
+
+
+COMMAND_MISMATCHES = [
+    (
+        ["evaluate", "goes_to_eleven_v0", "--policies", "goes_to_eleven_ppo", "--opponents", "random",
+         "--option", "max_piles=4"],
+        "max_piles: trained 12, table 4",
+    ),
+    (
+        ["evaluate", "goes_to_eleven_v0", "--policies", "goes_to_eleven_ppo", "--opponents", "random",
+         "--option", "pick_on_me=true"],
+        "pick_on_me: trained False, table True",
+    ),
+    (
+        ["match", "goes_to_eleven_v0", "--players", "3", "--bots", "goes_to_eleven_ppo,random"],
+        "num_players: trained 4, table 3",
+    ),
+    (
+        ["evaluate", "six_suspects_v0", "--policies", "random", "--opponents", "lady_alice_ppo"],
+        "'lady_alice_ppo' is not available for six_suspects_v0 (it plays lady_alice_v0)",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "message"), COMMAND_MISMATCHES)
+def test_commands_refuse_a_policy_at_the_wrong_table(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*argv, "--games", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+# ------------------------------------------------------------------------------------------ nothing unpickled
+class WritesAFile:
+    """Unpickling this writes a file: a stand-in for any code a malicious checkpoint could run."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Path.write_text, (self.target, "pwned"))
+
+
+def crafted_checkpoint(path: Path, target: Path, meta: dict[str, Any]) -> Path:
+    """An SB3-shaped zip whose ``data`` member holds a pickled payload, and a valid ``parlour.json``."""
+    payload = base64.b64encode(pickle.dumps(WritesAFile(target))).decode()
+    data = {"policy_class": {":type:": "<class 'x'>", ":serialized:": payload}, "observation_space": {}}
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("data", json.dumps(data))
+        zf.writestr("parlour.json", json.dumps(meta))
+        zf.writestr("policy.pth", pickle.dumps(WritesAFile(target)))
+    return path
+
+
+@pytest.fixture
+def crafted(tmp_path: Path) -> tuple[Path, Path]:
+    meta = {**read_spec(shipped_path("six_suspects_ppo"))}
+    target = tmp_path / "written_by_the_pickle.txt"
+    return crafted_checkpoint(tmp_path / "evil.zip", target, meta), target
+
+
+def test_the_crafted_checkpoint_really_runs_code_when_trusted(crafted: tuple[Path, Path]) -> None:
+    pytest.importorskip("sb3_contrib")
+    evil, target = crafted
+    with pytest.raises(Exception):  # noqa: B017 - SB3 fails after the payload has run; the point is the file
+        resolve(str(evil), "six_suspects_v0", 4, trust_pickle=True)
+    assert target.read_text() == "pwned"
+
+
+def load_paths(evil: Path) -> list[tuple[str, Any]]:
+    p = str(evil)
+    return [
+        ("resolve", lambda: resolve(p, "six_suspects_v0", 4)),
+        ("evaluate --policies", lambda: main(["evaluate", "six_suspects_v0", "--policies", p, "--games", "1"])),
+        ("evaluate --opponents", lambda: main(["evaluate", "six_suspects_v0", "--policies", "random",
+                                               "--opponents", p, "--games", "1"])),
+        ("match --bots", lambda: main(["match", "six_suspects_v0", "--bots", f"{p},random", "--games", "1"])),
+        ("benchmark", lambda: main(["benchmark", "six_suspects_v0", p])),
+    ]  # fmt: skip
+
+
+def test_no_load_path_unpickles_a_checkpoint(crafted: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    evil, target = crafted
+    for where, load in load_paths(evil):
+        try:
+            assert load() == 2, where
+        except PolicyFileError as exc:
+            assert "pickle-based SB3 zip" in str(exc) and "--trust-pickle" in str(exc), where
+        assert not target.exists(), f"{where} ran the pickle"
+    assert "parlour export" in capsys.readouterr().err
+
+
+def test_no_config_path_unpickles_a_checkpoint(crafted: tuple[Path, Path]) -> None:
+    pytest.importorskip("omegaconf")
+    from parlour.training.config import ConfigError, load_config
+
+    evil, target = crafted
+    for key in ("opponents", "eval.opponents", "eval.reference"):
+        with pytest.raises(ConfigError, match=f"{key}: .*pickle-based SB3 zip"):
+            load_config(CONFIG, [f"{key}=[{evil}]"])
+        assert not target.exists(), key
+
+
+def test_a_policy_file_cannot_carry_a_pickle(crafted: tuple[Path, Path], tmp_path: Path) -> None:
+    # A swapped shipped file: a spec whose "weights" are the pickle, or safetensors bytes replaced by a pickle.
+    evil, target = crafted
+    spec = read_spec(shipped_path("six_suspects_ppo"))
+    for weights in (evil.name, "policy.pth"):
+        bad = tmp_path / "bad.json"
+        if weights == "policy.pth":
+            (tmp_path / weights).write_bytes(pickle.dumps(WritesAFile(target)))
+        import hashlib
+
+        spec["weights"] = {
+            **spec["weights"],
+            "file": weights,
+            "sha256": hashlib.sha256((tmp_path / weights).read_bytes()).hexdigest(),
+        }
+        bad.write_text(json.dumps(spec))
+        with pytest.raises(PolicyFileError, match="is not a safetensors file|does not hold"):
+            PolicyFile(bad)
+        assert not target.exists()
+
+
+def test_a_torn_or_altered_pair_is_refused(tmp_path: Path) -> None:
+    path = copied_policy(tmp_path, "six_suspects_ppo")
+    weights = tmp_path / read_spec(path)["weights"]["file"]
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1
+    weights.write_bytes(bytes(data))
+    with pytest.raises(PolicyFileError, match="does not match the SHA-256"):
+        PolicyFile(path)
+    with pytest.raises(PolicyFileError, match="policy file not found"):
+        PolicyFile(tmp_path / "missing.json")
+    (tmp_path / "junk.json").write_text('{"format": "something else"}')
+    with pytest.raises(PolicyFileError, match="is not a policy spec"):
+        PolicyFile(tmp_path / "junk.json")
+
+
+def test_save_policy_refuses_tensors_that_do_not_fit_the_spec(tmp_path: Path) -> None:
+    spec = read_spec(shipped_path("six_suspects_ppo"))
+    with pytest.raises(PolicyFileError, match="do not match the network"):
+        save_policy(tmp_path / "p", {"action_net.weight": np.zeros((2, 2))}, spec)
+
+
+def test_table_for_names_the_default_player_count() -> None:
+    assert table_for("lady_alice_v0")["num_players"] == 4
+    assert table_for("lady_alice_v0", 3)["num_players"] == 3
