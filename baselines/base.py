@@ -28,6 +28,13 @@ class Policy(ABC):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         """Choose an action from what the seat sees."""
 
+    def check_table(self, table: dict[str, Any]) -> None:
+        """Refuse, before the first step, a table this policy cannot play (``table`` as made by
+        :func:`parlour.baselines.policy_file.table_of`). Bots check the game; trained policies check everything
+        they were trained for."""
+        if self.games is not None and table["env"] not in self.games:
+            raise ValueError(f"policy {self.name} plays {list(self.games)}, not {table['env']}")
+
     def act_with_env(self, env: ParlourEnv[Any], agent: str, rng: np.random.Generator) -> int:
         """Choose with access to the env (oracles override this; others just observe)."""
         obs = env.observe(agent)

@@ -298,6 +298,9 @@ class PolicyFile(Policy):
         self.network = MLPActorCritic(self.spec["network"], read_weights(self.path, self.spec))
         self.deterministic = deterministic
 
+    def check_table(self, table: dict[str, Any]) -> None:
+        check_compatible(self.spec, table, self.name)
+
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         logits = np.where(action_mask.astype(bool), self.network.logits(observation), -np.inf)
         z = np.exp(logits - logits.max())

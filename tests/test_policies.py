@@ -307,3 +307,29 @@ def test_save_policy_refuses_tensors_that_do_not_fit_the_spec(tmp_path: Path) ->
 def test_table_for_names_the_default_player_count() -> None:
     assert table_for("lady_alice_v0")["num_players"] == 4
     assert table_for("lady_alice_v0", 3)["num_players"] == 3
+
+
+def test_the_library_checks_a_policy_where_it_meets_a_table() -> None:
+    # Built without a table (as a user of the API might), the policy is still checked where it sits down.
+    policy = PolicyFile(shipped_path("goes_to_eleven_ppo"))
+    from parlour.baselines.match import run_match
+    from parlour.training.evaluate import play_matchup
+
+    with pytest.raises(IncompatiblePolicyError, match="num_players: trained 4, table 3"):
+        play_matchup("goes_to_eleven_v0", policy, make("random"), num_players=3, games=1)
+    with pytest.raises(IncompatiblePolicyError, match="pick_on_me: trained False, table True"):
+        play_matchup(
+            "goes_to_eleven_v0", make("random"), policy, num_players=4, games=1, env_kwargs={"pick_on_me": True}
+        )
+    with pytest.raises(IncompatiblePolicyError, match="num_players"):
+        run_match("goes_to_eleven_v0", [str(shipped_path("goes_to_eleven_ppo")), "random"], num_players=5, games=1)
+    with pytest.raises(ValueError, match=r"plays \['lady_alice_v0'\], not goes_to_eleven_v0"):
+        play_matchup("goes_to_eleven_v0", make("lady_alice_expert"), make("random"), num_players=4, games=1)
+    pytest.importorskip("gymnasium")
+    from parlour.training.single_agent import SingleAgentEnv
+
+    with pytest.raises(IncompatiblePolicyError, match="num_players"):
+        SingleAgentEnv("goes_to_eleven_v0", [policy], env_kwargs={"num_players": 2})
+    env = SingleAgentEnv("goes_to_eleven_v0", [make("random")], env_kwargs={"num_players": 2})
+    with pytest.raises(IncompatiblePolicyError, match="num_players"):
+        env.add_opponent(policy)

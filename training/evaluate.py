@@ -22,6 +22,7 @@ import numpy as np
 
 from parlour.baselines.base import Policy
 from parlour.baselines.match import deal_seeds, play_game, wilson_interval
+from parlour.baselines.policy_file import table_of
 from parlour.envs import make as make_env
 from parlour.envs.core import package_version
 from parlour.training.stats import CLUSTER_METHOD, clustered_interval, per_cluster_means
@@ -90,6 +91,9 @@ def play_matchup(
 ) -> Matchup:
     """``policy`` in each seat in turn, ``opponent`` in all the others, on ``games`` deals of the seed set."""
     env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
+    table = table_of(env)
+    for p in (policy, opponent):
+        p.check_table(table)  # a policy trained for another table is refused before the first step
     result = Matchup(policy.name, opponent.name)
     base = EVAL_SEED_SETS[seed_set]
     for d, deal in enumerate(eval_deals(seed_set, games)):

@@ -141,6 +141,9 @@ class PickledCheckpointPolicy(Policy):
         self.deterministic = deterministic
         self._torch = torch
 
+    def check_table(self, table: dict[str, Any]) -> None:
+        check_compatible(self.meta, table, self.name)
+
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         torch = self._torch
         with torch.no_grad():

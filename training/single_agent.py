@@ -17,6 +17,7 @@ import numpy as np
 from gymnasium import spaces
 
 from parlour.baselines.base import Policy
+from parlour.baselines.policy_file import table_of
 from parlour.envs import make as make_env
 from parlour.envs.core import ParlourEnv
 
@@ -55,7 +56,9 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                 f"[0, {n - 1}] or {RANDOM_SEAT!r}"
             )
         self.learner_seat_option = learner_seat
-        self.pool: list[Policy] = list(opponents)
+        self.table = table_of(self.aec)
+        self.pool: list[Policy] = []
+        self.set_opponents(opponents)
         space = self.aec.observation_space(self.aec.possible_agents[0])
         assert isinstance(space, spaces.Dict)
         self.observation_space = space["observation"]
@@ -68,11 +71,14 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     # ---------------------------------------------------------------------------------------- pool
     def add_opponent(self, policy: Policy) -> None:
+        policy.check_table(self.table)  # before it plays a step
         self.pool.append(policy)
 
     def set_opponents(self, policies: Sequence[Policy]) -> None:
         if not policies:
             raise ValueError("SingleAgentEnv: the opponent pool is empty")
+        for policy in policies:
+            policy.check_table(self.table)
         self.pool = list(policies)
 
     # ---------------------------------------------------------------------------------------- gymnasium
