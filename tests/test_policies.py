@@ -220,6 +220,7 @@ def crafted(tmp_path: Path) -> tuple[Path, Path]:
     return crafted_checkpoint(tmp_path / "evil.zip", target, meta), target
 
 
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol:UserWarning")
 def test_the_crafted_checkpoint_really_runs_code_when_trusted(crafted: tuple[Path, Path]) -> None:
     pytest.importorskip("sb3_contrib")
     evil, target = crafted

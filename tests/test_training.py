@@ -235,6 +235,15 @@ def test_train_resume_and_evaluate_end_to_end(tmp_path: Path, capsys: pytest.Cap
         if term or trunc:
             obs, _ = env.reset()
 
+    # `parlour export` converts a zip only when told the file is trusted; the result is the same policy.
+    exported = tmp_path / "exported"
+    assert main(["export", str(run / "model.zip"), str(exported)]) == 2
+    assert "--trust-pickle" in capsys.readouterr().err
+    assert main(["export", str(run / "model.zip"), str(exported), "--trust-pickle"]) == 0
+    again = resolve(f"{exported}.json", "six_suspects_v0", 4)
+    mask = env.action_masks().astype(np.int8)
+    assert np.allclose(again.probabilities(obs, mask), policy.probabilities(obs, mask), atol=1e-6)
+
     # Evaluate the result beside a bot; the SB3 zip only when the user trusts it.
     capsys.readouterr()
     code = main(
