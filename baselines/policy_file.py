@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from abc import abstractmethod
 from pathlib import Path
 from typing import Any
 
@@ -277,9 +278,31 @@ def read_weights(path: str | Path, spec: dict[str, Any]) -> dict[str, np.ndarray
     return {k: v.astype(np.float32, copy=False) for k, v in tensors.items()}
 
 
-class PolicyFile(Policy):
-    """A trained policy from a safe policy file. Greedy by default; ``deterministic=False`` samples with the
-    caller's rng. ``table`` (see :func:`table_for`) is checked before anything else is read."""
+class TrainedPolicy(Policy):
+    """A policy with action probabilities, trained for one table (its ``spec``): greedy by default,
+    ``deterministic=False`` samples with the caller's rng."""
+
+    spec: dict[str, Any]
+    deterministic: bool = True
+
+    def check_table(self, table: dict[str, Any]) -> None:
+        check_compatible(self.spec, table, self.name)
+
+    @abstractmethod
+    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The policy's distribution over actions (zero outside the mask)."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        legal = action_mask.astype(bool)
+        probs = np.where(legal, self.probabilities(observation, action_mask), 0.0).astype(np.float64)
+        if self.deterministic:
+            return int(np.argmax(np.where(legal, probs, -1.0)))
+        return int(rng.choice(len(probs), p=probs / probs.sum()))
+
+
+class PolicyFile(TrainedPolicy):
+    """A trained policy from a safe policy file. ``table`` (see :func:`table_for`) is checked before the weights
+    are read."""
 
     def __init__(
         self,
@@ -293,23 +316,13 @@ class PolicyFile(Policy):
         self.spec = read_spec(self.path)
         self.name = label or self.path.stem  # type: ignore[misc]
         if table is not None:
-            check_compatible(self.spec, table, self.name)
+            self.check_table(table)
         self.games = (self.spec["env"],)  # type: ignore[misc]
         self.network = MLPActorCritic(self.spec["network"], read_weights(self.path, self.spec))
         self.deterministic = deterministic
-
-    def check_table(self, table: dict[str, Any]) -> None:
-        check_compatible(self.spec, table, self.name)
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         logits = np.where(action_mask.astype(bool), self.network.logits(observation), -np.inf)
         z = np.exp(logits - logits.max())
         out: np.ndarray = z / z.sum()
         return out
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        legal = action_mask.astype(bool)
-        if self.deterministic:
-            return int(np.argmax(np.where(legal, self.network.logits(observation), -np.inf)))
-        probs = self.probabilities(observation, action_mask).astype(np.float64)
-        return int(rng.choice(len(probs), p=probs / probs.sum()))

@@ -17,10 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.base import Policy
 from parlour.baselines.policy_file import (
     PolicyFileError,
-    check_compatible,
+    TrainedPolicy,
     mlp_network,
     save_policy,
     table_of,
@@ -115,7 +114,7 @@ def export_zip(source: str | Path, target: str | Path) -> Path:
     )
 
 
-class PickledCheckpointPolicy(Policy):
+class PickledCheckpointPolicy(TrainedPolicy):
     """A MaskablePPO zip loaded with SB3 (unpickling it: only for files the user trusts). Its ``parlour.json``
     is checked against ``table`` before anything is unpickled."""
 
@@ -131,18 +130,19 @@ class PickledCheckpointPolicy(Policy):
         from sb3_contrib import MaskablePPO
 
         self.path = Path(path)
-        self.meta = read_meta(self.path)
+        self.spec = read_meta(self.path)
         self.name = label or str(self.path)  # type: ignore[misc]
         if table is not None:
-            check_compatible(self.meta, table, self.name)
+            self.check_table(table)
         self.table = table
-        self.games = (self.meta["env"],)  # type: ignore[misc]
+        self.games = (self.spec["env"],)  # type: ignore[misc]
         self.model = MaskablePPO.load(self.path, device="cpu")
         self.deterministic = deterministic
         self._torch = torch
 
-    def check_table(self, table: dict[str, Any]) -> None:
-        check_compatible(self.meta, table, self.name)
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.spec
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         torch = self._torch
@@ -151,13 +151,6 @@ class PickledCheckpointPolicy(Policy):
             dist = self.model.policy.get_distribution(obs, action_masks=action_mask[None].astype(bool))
             probs: np.ndarray = dist.distribution.probs[0].numpy()  # type: ignore[union-attr]
         return probs
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        probs = self.probabilities(observation, action_mask)
-        if self.deterministic:
-            return int(np.argmax(np.where(action_mask.astype(bool), probs, -1.0)))
-        probs = np.where(action_mask.astype(bool), probs, 0.0)
-        return int(rng.choice(len(probs), p=probs / probs.sum()))
 
     def __getstate__(self) -> dict[str, Any]:
         # SubprocVecEnv pickles opponents: ship the path, reload (the user trusted it) on the other side.
