@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from math import factorial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -107,6 +108,10 @@ class SixSuspectsExpert(Policy):
             return self._cache[key]
         layouts = R.consistent_layouts(known, rng, self.max_worlds)
         culprits = R.culprits_many(layouts, self.plain_values)
+        if factorial(R.NUM_POSITIONS - len(known)) > self.max_worlds:
+            # A sample: drawn afresh from this decision's rng, never reused, so that what the bot does in a game
+            # does not depend on the games this instance played before (evaluations compose in any order).
+            return layouts, culprits
         self._cache[key] = (layouts, culprits)
         if len(self._cache) > 256:
             self._cache.popitem(last=False)

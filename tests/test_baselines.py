@@ -145,3 +145,29 @@ def test_format_table_has_every_bot() -> None:
     rows = run_match("six_suspects_v0", ["random"], num_players=2, games=4, seed=0)
     table = format_table(rows)
     assert "| random | 8 |" in table
+
+
+@pytest.mark.parametrize(
+    "bot",
+    [
+        "six_suspects_expert",
+        "goes_to_eleven_expert",
+        pytest.param("lady_alice_expert", marks=pytest.mark.slow),
+        pytest.param("elevenses_expert", marks=pytest.mark.slow),
+    ],
+)
+def test_a_bots_games_do_not_depend_on_what_it_played_before(bot: str) -> None:
+    # Evaluations compose matchups in any order (a benchmark seats a bot alone, BASELINES beside others): a bot's
+    # results on a deal must not depend on the games the same instance played earlier.
+    from parlour.training.evaluate import play_matchup
+
+    env_name = next(
+        e for e in ("six_suspects_v0", "goes_to_eleven_v0", "lady_alice_v0", "elevenses_v0") if bot.startswith(e[:-3])
+    )
+    fresh = play_matchup(env_name, make(bot), make(bot), num_players=4, games=10)
+    played, opponent = make(bot), make(bot)
+    # the opponent instance first sits at the same deals beside other policies, as it does in BASELINES
+    for other in ("random", bot.replace("expert", "heuristic"), bot):
+        play_matchup(env_name, make(other), opponent, num_players=4, games=10)
+    again = play_matchup(env_name, played, opponent, num_players=4, games=10)
+    assert (again.wins, again.rewards) == (fresh.wins, fresh.rewards)
