@@ -70,7 +70,7 @@ def test_seeds_are_trained_in_parallel_aggregated_and_published(
     assert set(agg["improvement"]) == {"random", "six_suspects_heuristic"}
     assert (figures / "six_suspects_v0_learning_curves.png").stat().st_size > 0
     text = (tiny_project / "BASELINES.md").read_text()
-    assert "IQM over 2 seed(s)" in text and "six_suspects_ppo seed 1 (shipped)" in text
+    assert "IQM over 2 seeds" in text and "six_suspects_ppo seed 1 (shipped)" in text
     assert "| six_suspects_heuristic |" in text and "bootstrap over deals" in text
 
     # Seeds already trained from this config are kept; evaluation gives the same table.

@@ -338,44 +338,56 @@ def _render_game(r: dict[str, Any]) -> list[str]:
         "",
     ]
     if missing:
+        have = [s["seed"] for s in r["seeds"]]
         lines += [
-            f"**Seeds {missing} of the spec are not trained yet**: the aggregate below is over "
-            f"{len(r['seeds'])} seed(s) and shows no seed-to-seed spread.",
+            f"**Only seed(s) {have} of the spec's {r['spec_seeds']} are trained so far** (seeds {missing} are not): "
+            + (
+                "with one seed there is no aggregate over seeds and no seed-to-seed spread to show."
+                if len(have) == 1
+                else "the aggregate is over the trained seeds only."
+            ),
             "",
         ]
     lines += header(r)
-    iqm = [agg["per_table"][o]["iqm"] for o in opponents]
-    mean = [agg["per_table"][o]["mean"] for o in opponents]
-    n = len(trained)
-    lines.append(
-        f"| **{name}**, IQM over {n} seed(s) | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in iqm) + " |"
-    )
-    lines.append(
-        f"| {name}, mean over {n} seed(s) | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in mean) + " |"
-    )
     cells = {(m["policy"], m["opponent"]): m for m in r["matchups"]}
+    n = len(trained)
+    if n > 1:
+        for stat, label in (("iqm", f"**{name}**, IQM over {n} seeds"), ("mean", f"{name}, mean over {n} seeds")):
+            values = [agg["per_table"][o][stat] for o in opponents]
+            lines.append(f"| {label} | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in values) + " |")
     for s in r["seeds"]:
         tag = " (shipped)" if s["seed"] == r["shipped"]["seed"] else ""
-        lines.append(
-            f"| {name} seed {s['seed']}{tag} | " + " | ".join(cell(cells[(s["label"], o)]) for o in opponents) + " |"
-        )
+        row = " | ".join(cell(cells[(s["label"], o)]) for o in opponents)
+        lines.append(f"| {name} seed {s['seed']}{tag} | {row} |")
     for p in r["policies"]:
         if p not in trained:
             lines.append(f"| {p} | " + " | ".join(cell(cells[(p, o)]) for o in opponents) + " |")
-    both = agg["all_tables"]
-    lines += [
-        "",
-        f"Over the three tables: IQM {both['iqm']['value']:.3f} ({_ci(both['iqm']['ci'])}), mean "
-        f"{both['mean']['value']:.3f} ({_ci(both['mean']['ci'])}). "
-        + " ".join(
+    lines.append("")
+    if n > 1:
+        both = agg["all_tables"]
+        improvement = " ".join(
             f"P({name} > {b}) = {v['value']:.2f} ({_ci(v['ci'])})."
             for b, v in agg["improvement"].items()
             if b != "random"
-        ),
-        "",
-    ]
-    times = ", ".join(f"seed {s['seed']} {_minutes(s['train_wall_seconds'])}" for s in r["seeds"])
-    lines.append(f"Time on 2 CPU cores: training {times}; this evaluation {_minutes(r.get('evaluation_seconds'))}.")
+        )
+        lines += [
+            f"Over the three tables: IQM {both['iqm']['value']:.3f} ({_ci(both['iqm']['ci'])}), mean "
+            f"{both['mean']['value']:.3f} ({_ci(both['mean']['ci'])}). {improvement}",
+            "",
+        ]
+    times = ", ".join(
+        f"seed {s['seed']} " + (_minutes(s["train_wall_seconds"]) if s["train_wall_seconds"] else "not recorded")
+        for s in r["seeds"]
+    )
+    lines.append(
+        f"Wall-clock time on our 2-core machine: training {times}; this evaluation {_minutes(r.get('evaluation_seconds'))}."
+    )
+    no_curve = [s["seed"] for s in r["seeds"] if not s["evaluations"]]
+    if no_curve:
+        lines += [
+            "",
+            f"Seed(s) {no_curve} were trained before runs stored their periodic evaluations: no learning curve.",
+        ]
     if r.get("figure"):
         lines += ["", f"![{r['env']} learning curves]({r['figure']})"]
     lines += ["", "Ratings (OpenSkill, all games above): "]

@@ -144,6 +144,14 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 def _cmd_baselines(args: argparse.Namespace) -> int:
     from parlour.training.baselines_table import regenerate
 
+    if args.render_only:
+        from pathlib import Path
+
+        from parlour.training.baselines_table import CHECKPOINTS, render
+
+        Path("BASELINES.md").write_text(render(CHECKPOINTS))
+        print("wrote BASELINES.md from the stored results")
+        return 0
     try:
         regenerate(args.game, train_models=not args.skip_training, progress=not args.no_progress, jobs=args.jobs)
     except (ValueError, FileNotFoundError) as exc:
@@ -240,6 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     bl = sub.add_parser("baselines", help="regenerate BASELINES.md (and the shipped checkpoints) from configs")
     bl.add_argument("--game", action="append", default=None, help="environment id (repeatable; default: all)")
     bl.add_argument("--skip-training", action="store_true", help="evaluate the shipped checkpoints, do not train")
+    bl.add_argument(
+        "--render-only", action="store_true", help="rewrite BASELINES.md from the stored results; no training or play"
+    )
     bl.add_argument("--jobs", type=int, default=2, help="training seeds run at a time, one process each (default 2)")
     bl.add_argument("--no-progress", action="store_true", help="no progress bars")
     bl.set_defaults(func=_cmd_baselines)
