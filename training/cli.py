@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-progress", action="store_true", help="no progress bars")
     t.set_defaults(func=_cmd_train)
 
-    e = sub.add_parser("evaluate", help="evaluate policies (bot names, checkpoint paths) with seat rotation")
+    e = sub.add_parser("evaluate", help="evaluate policies (bots, shipped policies, policy files) with seat rotation")
     e.add_argument("env", help="environment id")
     e.add_argument(
         "--policies",
@@ -245,7 +245,10 @@ def build_parser() -> argparse.ArgumentParser:
     _trust_flag(e)
     e.set_defaults(func=_cmd_evaluate)
 
-    bl = sub.add_parser("baselines", help="regenerate BASELINES.md (and the shipped checkpoints) from configs")
+    bl = sub.add_parser(
+        "baselines",
+        help="train every seed of the published baselines, evaluate them, rewrite BASELINES.md and the policy files",
+    )
     bl.add_argument("--game", action="append", default=None, help="environment id (repeatable; default: all)")
     bl.add_argument("--skip-training", action="store_true", help="evaluate the shipped checkpoints, do not train")
     bl.add_argument(
