@@ -106,20 +106,16 @@ def run_match(
     95% interval, score per game (the game's own points) and mean reward with a 95% interval.
     """
     from parlour.baselines import resolve
-    from parlour.baselines.policy_file import table_of
 
     if not bots:
         raise ValueError("run_match: give at least one bot")
     if games < 1:
         raise ValueError(f"run_match: games={games} is out of range: expected an integer >= 1")
     env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
-    policies = {
+    policies = {  # the resolver checks each against this table
         name: resolve(name, env_name, num_players, env_kwargs, trust_pickle=trust_pickle)
         for name in dict.fromkeys(bots)
     }
-    table = table_of(env)
-    for policy in policies.values():
-        policy.check_table(table)
     stats = {name: BotStats(name) for name in policies}
     rng = np.random.default_rng(seed)
     iterator: Any = range(games)

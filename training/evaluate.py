@@ -1,9 +1,8 @@
 """Evaluation with fixed, versioned deals and seat rotation; confidence intervals; cross-play; ratings.
 
 A *matchup* ``P vs O`` seats policy ``P`` once and fills every other seat with ``O``. Each deal of the evaluation
-set is played once with ``P`` in every seat, so ``P`` plays each seat equally often on the same cards. Win rates get
-Wilson 95% intervals, mean rewards normal-approximation 95% intervals. Every random choice is seeded from the
-deal set, the matchup and the seat, so the same command gives the same numbers.
+set is played once with ``P`` in every seat, so ``P`` plays each seat equally often on the same cards. Every random
+choice is seeded from the deal set, the matchup and the seat, so the same command gives the same numbers.
 
 The games of one deal share their cards, so they are not independent: win rates and mean rewards carry 95%
 intervals from a bootstrap over deals (:mod:`parlour.training.stats`). Per-seat rates (one game per deal) keep
@@ -54,9 +53,6 @@ class Matchup:
         lo, hi = clustered_interval(per_cluster_means(self.wins, self.deals), proportion=True)
         m = float(np.mean(self.rewards)) if n else 0.0
         mlo, mhi = clustered_interval(per_cluster_means(self.rewards, self.deals), proportion=False)
-        per_deal: dict[int, int] = {}
-        for d, won in zip(self.deals, self.wins, strict=True):
-            per_deal[d] = per_deal.get(d, 0) + int(won)
         per_seat = {}
         for s in sorted(set(self.seats)):
             idx = [i for i, x in enumerate(self.seats) if x == s]
@@ -74,7 +70,7 @@ class Matchup:
             "mean_reward": m,
             "reward_ci": [mlo, mhi],
             "per_seat": per_seat,
-            "deal_wins": [per_deal[d] for d in sorted(per_deal)],
+            "deal_wins": np.bincount(self.deals, weights=self.wins).astype(int).tolist() if n else [],
         }
 
 
