@@ -114,8 +114,11 @@ def resolve(
     names = available(env_name)
     if spec in BOTS or spec in SHIPPED:
         if spec not in names:
-            why = f"it plays {SHIPPED[spec]}" if spec in SHIPPED and SHIPPED[spec] != env_name else "it cannot play it"
-            if spec in SHIPPED and SHIPPED[spec] == env_name:
+            if spec not in SHIPPED:
+                why = "it cannot play it"
+            elif SHIPPED[spec] != env_name:
+                why = f"it plays {SHIPPED[spec]}"
+            else:
                 why = f"its file {shipped_path(spec)} is missing"
             raise UnknownPolicyError(f"policy {spec!r} is not available for {env_name} ({why}); available: {names}")
         if spec in BOTS:

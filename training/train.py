@@ -264,9 +264,7 @@ def train(
     logger = configure(str(run / "logs" / f"session_{len(sessions)}"), ["csv", "tensorboard"])
     if resume and latest.is_file():
         # The run's own file (SB3 zips unpickle on load); its table must still be this config's.
-        check_compatible(
-            read_meta(latest), table_for(cfg.game.name, cfg.game.num_players, cfg.game.options), str(latest)
-        )
+        check_compatible(read_meta(latest), meta, str(latest))  # meta holds this config's table
         model = MaskablePPO.load(latest, env=venv, device=cfg.train.device)
         done_steps = model.num_timesteps
     else:
