@@ -31,6 +31,12 @@ ILLEGAL_RAISE = "raise"
 ILLEGAL_PENALIZE = "penalize"
 ILLEGAL_ACTION_MODES = (ILLEGAL_RAISE, ILLEGAL_PENALIZE)
 
+#: What a ParlourEnv sets at reset(): reading one before gives an error that says so (PettingZoo's
+#: ``OrderEnforcingWrapper`` does this for its envs, at the cost of a wrapper on every call).
+_EPISODE_ATTRIBUTES = frozenset(
+    {"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos", "game"}
+)
+
 #: Reward given to every seat when the driver's turn cap truncates a game (nobody won or lost).
 TRUNCATION_REWARD = 0.0
 
@@ -199,7 +205,9 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self.game_seed: int | None = None
         self._final_outcome: dict[str, Any] | None = None
         self._resampled = False
-        self._over = False
+        # Over until the first reset(): a step before it reaches the checks of the finished-game branch.
+        self._over = True
+        self._started = False
         self._history: list[tuple[int, int]] = []
         self._rewards_dirty = False
 
@@ -261,7 +269,21 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes not set yet: the episode's bookkeeping before the first reset().
+        if name in _EPISODE_ATTRIBUTES:
+            raise AttributeError(
+                f"{self.metadata['name']}: {name} is not set before reset(); call reset() before "
+                "step(), last() or observe()"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if options:
+            raise ValueError(
+                f"{self.metadata['name']}: reset() takes no options (got {sorted(options)}); the player count and "
+                "rule keywords are given when the env is made: env(num_players=..., ...)"
+            )
         if seed is not None:
             self._seeder = np.random.default_rng(seed)
         elif self._seeder is None:
@@ -284,6 +306,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self._rewards_dirty = False
         self._resampled = game_seed is None
         self._over = False
+        self._started = True
         self._final_outcome = None
         self.game = game
         self._on_new_state()
@@ -325,6 +348,8 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self._over:
+            if not self.agents:
+                raise ValueError(f"{self.metadata['name']}: the game is over and every agent has left; call reset()")
             if action is not None:
                 raise ValueError(f"{agent} is done: its step must be step(None), got {action!r}")
             self._dead_step(agent)
@@ -376,7 +401,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         try:
             text = self.decode_action(int(action))
         except Exception:  # noqa: BLE001 - any failure to decode just means "not an action"
-            text = "not an action"
+            text = "step(None) is only for an agent whose game is over" if action is None else "not an action"
         message = f"illegal action {action!r} ({text}) for {agent}; legal actions: " + ", ".join(
             f"{x} ({self.decode_action(x)})" for x in legal
         )

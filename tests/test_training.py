@@ -85,10 +85,23 @@ def test_rewards_of_every_game_in_a_match_reach_the_learner() -> None:
     assert sum(1 for r in rewards if r != 0) == sum(1 for g in games if True)
 
 
-def test_sb3_check_env() -> None:
-    # check_env steps unmasked random actions: the penalty mode turns an illegal one into a lost game.
+@pytest.mark.parametrize("name", sorted(ENVIRONMENTS))
+def test_sb3_and_gymnasium_check_env(name: str) -> None:
+    from gymnasium.utils.env_checker import check_env as gymnasium_check_env
+
+    # The checkers step unmasked random actions: the penalty mode turns an illegal one into a lost game.
     env_kwargs = {"num_players": 3, "illegal_action": "penalize"}
-    check_env(SingleAgentEnv("six_suspects_v0", [make("random")], env_kwargs=env_kwargs, seed=0))
+    check_env(SingleAgentEnv(name, [make("random")], env_kwargs=env_kwargs, seed=0))
+    gymnasium_check_env(SingleAgentEnv(name, [make("random")], env_kwargs=env_kwargs, seed=0), skip_render_check=True)
+
+
+def test_an_illegal_action_in_the_default_mode_says_how_to_run_checkers() -> None:
+    env = SingleAgentEnv("six_suspects_v0", [make("random")], seed=0)
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match=r"illegal action .*need env_kwargs=\{'illegal_action': 'penalize'\}"):
+        env.step(R.VOTE_BASE)
+    with pytest.raises(ValueError, match=r"takes no options \(got \['seat'\]\)"):
+        env.reset(options={"seat": 1})
 
 
 def test_illegal_learner_action_in_penalty_mode_ends_the_episode_with_the_penalty() -> None:

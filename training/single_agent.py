@@ -30,6 +30,10 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     ``opponents`` is the pool: for each episode, every other seat gets a policy drawn uniformly from it (a pool of
     one fills the table with that policy). ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
+
+    An illegal action raises, as the AEC env does. Checkers that step unmasked random actions (SB3's and
+    Gymnasium's ``check_env``) need ``env_kwargs={"illegal_action": "penalize"}``: an illegal action then ends the
+    episode with ``illegal_reward`` for the learner.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -84,6 +88,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     # ---------------------------------------------------------------------------------------- gymnasium
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        if options:
+            raise ValueError(f"SingleAgentEnv.reset() takes no options (got {sorted(options)}); give env_kwargs")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         while True:
@@ -102,7 +108,14 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._done():
             raise RuntimeError("SingleAgentEnv.step() called after the episode ended; call reset()")
-        self.aec.step(int(action))
+        try:
+            self.aec.step(int(action))
+        except ValueError as exc:
+            # the AEC env's message names the action and the legal ones; add what a checker's user needs
+            raise ValueError(
+                f"{exc}. (Checkers that step unmasked actions, such as check_env, need "
+                "env_kwargs={'illegal_action': 'penalize'}.)"
+            ) from None
         self._play_opponents()
         # Everything the learner earned since its last move (own move, opponents' moves, a terminal reward).
         reward = float(self.aec._cumulative_rewards[self.learner])
