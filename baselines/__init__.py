@@ -74,6 +74,19 @@ def shipped_path(name: str) -> Path:
     return CHECKPOINT_DIR / f"{SHIPPED[name]}_ppo.json"
 
 
+#: File stems too generic to name a policy alone: a table labels those with their folder too.
+GENERIC_STEMS = frozenset({"policy", "model", "latest"})
+
+
+def short_label(path: str) -> str:
+    """A table's name for a policy given by path: the file's stem (``runs/x/quick-seed0/policy.json`` ->
+    ``quick-seed0/policy``, since ``policy`` alone says nothing), not the whole path."""
+    if ":" in path and not Path(path).exists():
+        return path  # module:attribute
+    p = Path(path)
+    return f"{p.parent.name}/{p.stem}" if p.stem in GENERIC_STEMS and p.parent.name else p.stem
+
+
 def available(env_name: str | None = None) -> list[str]:
     """Every policy *name* :func:`resolve` accepts (for ``env_name`` when given): the bots that can play it and
     the shipped trained policies whose files are present. Paths and ``module:attribute`` come on top."""
@@ -128,8 +141,9 @@ def resolve(
     else:
         spec_path = spec
     table = policy_file.table_for(env_name, num_players, options)
+    label = label or short_label(spec_path)
     if policy_file.is_policy_path(spec_path):
-        return policy_file.PolicyFile(spec_path, table, deterministic=deterministic, label=label or spec_path)
+        return policy_file.PolicyFile(spec_path, table, deterministic=deterministic, label=label)
     if spec_path.endswith(".zip"):
         if not trust_pickle:
             raise policy_file.PolicyFileError(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -61,6 +64,22 @@ def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.
     return {"rewards": [totals[a] for a in env.possible_agents], "outcome": outcome}
 
 
+def save_record(env: ParlourEnv[Any], path: Path, players: Sequence[str]) -> Path:
+    """Write the game just played as a record (``env.record()`` plus the policy in each seat) that
+    ``parlour replay`` steps through and :func:`parlour.envs.replay` reproduces; written atomically."""
+    record = env.record() | {"players": list(players)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(record, indent=1))
+    os.replace(tmp, path)
+    return path
+
+
+def file_safe(name: str) -> str:
+    """A policy label as part of a file name."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
 @dataclass
 class BotStats:
     name: str
@@ -98,8 +117,11 @@ def run_match(
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = False,
     trust_pickle: bool = False,
+    records: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Play ``games`` games; seat ``s`` of game ``g`` is ``bots[(s + g) % len(bots)]`` (seat rotation).
+
+    ``records``: a folder to save every game's record in (``game_00000.json``, ...: see :func:`save_record`).
 
     ``bots`` are policy specs (bot or shipped names, policy files, ``module:attribute``), each checked against the
     table before the first game. Returns one row per bot: games played (seat appearances), win rate with a Wilson
@@ -116,7 +138,7 @@ def run_match(
         name: resolve(name, env_name, num_players, env_kwargs, trust_pickle=trust_pickle)
         for name in dict.fromkeys(bots)
     }
-    stats = {name: BotStats(name) for name in policies}
+    stats = {name: BotStats(policy.name) for name, policy in policies.items()}
     rng = np.random.default_rng(seed)
     iterator: Any = range(games)
     if progress:
@@ -124,13 +146,16 @@ def run_match(
 
         iterator = tqdm(iterator, desc=f"{env_name} match", unit="game")
     for g, deal in zip(iterator, deal_seeds(seed, games), strict=False):
-        seats = [policies[bots[(s + g) % len(bots)]] for s in range(num_players)]
+        names = [bots[(s + g) % len(bots)] for s in range(num_players)]
+        seats = [policies[n] for n in names]
         result = play_game(env, seats, deal, rng)
+        if records is not None:
+            save_record(env, records / f"game_{g:05d}.json", [p.name for p in seats])
         winners = set(result["outcome"].get("winners", []))
         scores = result["outcome"].get("scores", [0] * num_players)
         played = max(1, len(result["outcome"].get("games", [None])))
-        for s, policy in enumerate(seats):
-            st = stats[policy.name]
+        for s, name in enumerate(names):
+            st = stats[name]
             st.games += 1
             st.wins += s in winners
             st.score += scores[s] / played

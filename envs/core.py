@@ -17,7 +17,7 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import gymnasium
 import numpy as np
@@ -269,14 +269,16 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for attributes not set yet: the episode's bookkeeping before the first reset().
-        if name in _EPISODE_ATTRIBUTES:
-            raise AttributeError(
-                f"{self.metadata['name']}: {name} is not set before reset(); call reset() before "
-                "step(), last() or observe()"
-            )
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    if not TYPE_CHECKING:  # at run time only: to a type checker every attribute would exist
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached for attributes not set yet: the episode's bookkeeping before the first reset().
+            if name in _EPISODE_ATTRIBUTES:
+                raise AttributeError(
+                    f"{self.metadata['name']}: {name} is not set before reset(); call reset() before "
+                    "step(), last() or observe()"
+                )
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if options:

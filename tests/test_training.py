@@ -160,13 +160,32 @@ CONFIG_ERRORS = [
     (["learner.seat=7"], r"learner.seat='7' is not valid"),
     (["eval.seed_set=v9"], r"eval.seed_set='v9' is not valid: expected one of \['v1'\]"),
     (["nonsense"], r"override 'nonsense' is not of the form key=value"),
+    (
+        ["train.total_timesteps=1000.5"],
+        r"^\S+: bad value for 'train.total_timesteps': Value '1000.5' of type 'float' could not be converted to "
+        r"Integer; expected an integer \(1e6 and 1_000_000 are read as integers\)$",
+    ),
+    (["ppo.net_arch=wide"], r"bad value for 'ppo.net_arch': .*; expected a list of integers, e.g. \[256, 256\]$"),
+    (["learner.deterministic=maybe"], r"bad value for 'learner.deterministic': .*; expected true or false$"),
 ]
 
 
 @pytest.mark.parametrize(("overrides", "message"), CONFIG_ERRORS)
 def test_config_errors_are_clear(overrides: list[str], message: str) -> None:
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigError, match=message) as info:
         load_config(CONFIG, overrides)
+    assert "\n" not in str(info.value)  # one line: no OmegaConf full_key/object_type trailer
+
+
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [("1e6", 1_000_000), ("1.5e6", 1_500_000), ("1_000_000", 1_000_000), ("2000.0", 2000), ("4096", 4096)],
+)
+def test_integral_numbers_are_accepted_for_integer_keys(tmp_path: Path, written: str, value: int) -> None:
+    assert load_config(CONFIG, [f"train.total_timesteps={written}"]).train.total_timesteps == value
+    config = tmp_path / "c.yaml"  # the same from a YAML file, where 1e6 is read as a string
+    config.write_text(CONFIG.read_text().replace("total_timesteps: 1000000", f"total_timesteps: {written}"))
+    assert load_config(config).train.total_timesteps == value
 
 
 def test_missing_config_file(tmp_path: Path) -> None:
@@ -231,7 +250,8 @@ def test_train_resume_and_evaluate_end_to_end(tmp_path: Path, capsys: pytest.Cap
     assert metrics["timesteps"] >= 1024 and 0 < metrics["session_steps"] <= 512 + 128
     assert (run / "logs" / "session_1" / "progress.csv").is_file()
     commands = (run / "command.txt").read_text().splitlines()
-    assert len(commands) == 2 and commands[0].startswith("parlour train ") and commands[1].endswith("--no-progress")
+    assert len(commands) == 2 and commands[0].startswith("parlour train ")
+    assert commands[1].endswith("--no-progress  # resumed with train.total_timesteps 512 -> 1024")  # recorded
 
     # The policy file plays as the SB3 model it was exported from.
     from sb3_contrib import MaskablePPO

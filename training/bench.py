@@ -138,8 +138,8 @@ def run_bench(games: list[str] | None, num_players: int | None, seconds: float) 
 
         leduc = aec_steps_per_second(leduc_holdem_v4.env(), seconds)
         rows.append({"env": "leduc_holdem_v4 (PettingZoo)", "players": 2, "api": "env()", "steps_per_s": leduc})
-    except ImportError:
-        pass
+    except ImportError as exc:
+        rows.append({"env": "leduc_holdem_v4 (PettingZoo)", "players": 2, "api": "env()", "missing": str(exc)})
     floor = NullEnv()
     rows.append(
         {
@@ -155,13 +155,25 @@ def run_bench(games: list[str] | None, num_players: int | None, seconds: float) 
         for api, fn in (("env()", aec_steps_per_second), ("rules", rules_steps_per_second)):
             rows.append({"env": name, "players": env.num_players, "api": api, "steps_per_s": fn(env, seconds)})
     for r in rows:
-        r["x_leduc"] = None if leduc is None else r["steps_per_s"] / leduc
+        r["x_leduc"] = None if leduc is None or "missing" in r else r["steps_per_s"] / leduc
     return rows
+
+
+#: Why the leduc column can be empty, and how to fill it.
+LEDUC_MISSING = (
+    "× leduc_holdem_v4: not measured: PettingZoo's classic games are not installed ({reason}); "
+    "`pip install 'pettingzoo[classic]'` (or the project's dev extra) adds them"
+)
 
 
 def format_bench(rows: list[dict[str, Any]]) -> str:
     lines = ["| env | players | through | steps/s | × leduc_holdem_v4 |", "|---|---:|---|---:|---:|"]
+    missing = [r["missing"] for r in rows if "missing" in r]
     for r in rows:
+        if "missing" in r:
+            continue
         ratio = "n/a" if r["x_leduc"] is None else f"{r['x_leduc']:.1f}"
         lines.append(f"| {r['env']} | {r['players']} | {r['api']} | {r['steps_per_s']:,.0f} | {ratio} |")
+    if missing:
+        lines += ["", LEDUC_MISSING.format(reason=missing[0])]
     return "\n".join(lines)

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from parlour.baselines import CHECKPOINT_DIR, resolve
-from parlour.baselines.policy_file import is_policy_path
+from parlour.baselines import CHECKPOINT_DIR, resolve, short_label
 from parlour.training.scenarios import (
     ScenarioError,
     benchmark_report,
@@ -27,10 +26,6 @@ from parlour.training.scenarios import (
 from parlour.training.stats import CLUSTER_METHOD
 
 BenchmarkError = ScenarioError
-
-
-def _label(spec: str) -> str:
-    return Path(spec).stem if is_policy_path(spec) else spec
 
 
 def published(env_name: str) -> dict[str, Any] | None:
@@ -62,7 +57,7 @@ def run_benchmark(
             raise BenchmarkError(f"--compare {compare}: not a benchmark result ({exc})") from None
         check_same_set({"env": env_name, "scenario_set": version}, other, f"with {compare}")
     policies = [
-        resolve(s, env_name, sc.num_players, sc.options, trust_pickle=trust_pickle, label=_label(s)) for s in specs
+        resolve(s, env_name, sc.num_players, sc.options, trust_pickle=trust_pickle, label=short_label(s)) for s in specs
     ]
     report = benchmark_report(policies, sc, version, progress=progress)
     lines = [

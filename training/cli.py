@@ -1,12 +1,15 @@
-"""The ``parlour`` command line: ``train``, ``evaluate``, ``baselines``, ``benchmark``, ``export``, ``match``, ``bench``."""
+"""The ``parlour`` command line: ``train``, ``evaluate``, ``baselines``, ``benchmark``, ``export``, ``match``, ``bench``,
+``list``, ``play`` and ``replay``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -33,6 +36,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
             seed=args.seed,
             progress=not args.no_progress,
             trust_pickle=args.trust_pickle,
+            records=Path(args.records) if args.records else None,
         )
     except (ValueError, ImportError) as exc:
         print(f"parlour match: {exc}", file=sys.stderr)
@@ -53,29 +57,100 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _default_runs(config: str, game: str, seed: int) -> list[Path]:
+    """The default run folders of a config and seed, oldest first: ``runs/<game>/<config>-seed<seed>``, then
+    ``…-2``, ``…-3`` for later runs of the same command."""
+    base = Path("runs") / game / f"{Path(config).stem}-seed{seed}"
+    found = [base] if base.exists() else []
+    found += sorted(base.parent.glob(f"{base.name}-*"), key=lambda p: _suffix(p, base.name))
+    return [p for p in found if _suffix(p, base.name) >= 0]
+
+
+def _suffix(path: Path, base: str) -> int:
+    tail = path.name[len(base) :]
+    return 1 if not tail else int(tail[1:]) if tail[1:].isdigit() else -1
+
+
+def _fresh_default_run(config: str, game: str, seed: int) -> Path:
+    """A new run folder for a run started without ``--out``: the same command run again gets its own folder."""
+    runs = [p for p in _default_runs(config, game, seed) if p.is_dir() and any(p.iterdir())]
+    base = Path("runs") / game / f"{Path(config).stem}-seed{seed}"
+    if not runs:
+        return base
+    return base.parent / f"{base.name}-{_suffix(runs[-1], base.name) + 1}"
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from parlour.training.config import ConfigError, load_config
-
     try:
-        cfg = load_config(args.config, args.overrides)
-    except ConfigError as exc:
-        print(f"parlour train: {exc}", file=sys.stderr)
-        return 2
-    try:
-        from parlour.training.train import RunError, train
+        from parlour.training import require_train_extra
+
+        require_train_extra("parlour train")
+        from parlour.training.config import ConfigError, load_config
+        from parlour.training.policies import read_meta
+        from parlour.training.train import RunError, TrainingStopped, resume_config, train
     except ImportError as exc:
-        print(f"parlour train: training needs the 'train' extra (pip install 'parlour[train]'): {exc}", file=sys.stderr)
-        return 2
-    stem = Path(args.config).stem
-    run = Path(args.out) if args.out else Path("runs") / cfg.game.name / f"{stem}-seed{cfg.seed}"
-    command = shlex.join(["parlour", *args.argv])
-    try:
-        metrics = train(cfg, run, resume=args.resume, command=command, progress=not args.no_progress)
-    except (RunError, ValueError) as exc:
         print(f"parlour train: {exc}", file=sys.stderr)
         return 2
+    config, overrides = args.config, list(args.overrides)
+    if config is not None and "=" in config and not config.endswith((".yaml", ".yml")):
+        overrides.insert(0, config)  # `parlour train --resume --out RUN key=value`: no config file
+        config = None
+    if config is None and not (args.resume and args.out):
+        print(
+            "parlour train: name a config, e.g. `parlour train configs/six_suspects/quick.yaml`, or resume a run: "
+            "`parlour train --resume --out RUN`",
+            file=sys.stderr,
+        )
+        return 2
+    command = shlex.join(["parlour", *args.argv])
+    run: Path | None = None
+    try:
+        if args.resume:
+            if args.out:
+                run = Path(args.out)
+            else:
+                assert config is not None
+                named = load_config(config, overrides)
+                existing = _default_runs(config, named.game.name, named.seed)
+                if not existing:
+                    raise RunError(f"--resume: no run of {config} with seed {named.seed} under runs/; give --out RUN")
+                run = existing[-1]
+            cfg, changes = resume_config(run, overrides)
+            latest = run / "checkpoints" / "latest.zip"
+            at = f"step {read_meta(latest).get('timesteps', 0):,}" if latest.is_file() else "the start"
+            changed = "; changed on this command: " + ", ".join(
+                f"{k} {old} -> {new}" for k, (old, new) in changes.items()
+            )
+            print(
+                f"resuming {run} from {at} toward {cfg.train.total_timesteps:,} steps, with the config it was "
+                f"started with ({run / 'config.yaml'}{changed if changes else ''})",
+                file=sys.stderr,
+            )
+        else:
+            assert config is not None
+            cfg = load_config(config, overrides)
+            run = Path(args.out) if args.out else _fresh_default_run(config, cfg.game.name, cfg.seed)
+            print(f"run folder: {run}", file=sys.stderr)
+        metrics = train(
+            cfg, run, resume=args.resume, command=command, progress=not args.no_progress, overwrite=args.overwrite
+        )
+    except (ConfigError, RunError, ValueError) as exc:
+        print(f"parlour train: {exc}", file=sys.stderr)
+        return 2
+    except TrainingStopped as exc:
+        print(
+            f"parlour train: {exc}; resume with: parlour train --resume --out {shlex.quote(str(run))}", file=sys.stderr
+        )
+        return exc.exit_code
+    except KeyboardInterrupt:
+        # a second Ctrl-C, or one during setup or the final evaluation: the latest checkpoint is what is kept
+        assert run is not None
+        print(
+            f"parlour train: interrupted; the run continues from its latest checkpoint with: parlour train --resume "
+            f"--out {shlex.quote(str(run))}",
+            file=sys.stderr,
+        )
+        return 128 + _SIGNAL_RECEIVED[0]
     print(f"\nrun folder: {run}")
     print(
         f"{metrics['timesteps']} timesteps; this session {metrics['session_steps']} steps in "
@@ -106,6 +181,22 @@ def _resolve(spec: str, args: argparse.Namespace, options: dict[str, Any]) -> An
     return resolve(spec, args.env, args.players, options, trust_pickle=args.trust_pickle)
 
 
+def _resolve_all(specs: list[str], args: argparse.Namespace, options: dict[str, Any]) -> list[Any]:
+    """Resolve specs with short table labels; two files whose labels collide are labelled by their whole path."""
+    from collections import Counter
+
+    from parlour.baselines import resolve
+
+    policies = [_resolve(p, args, options) for p in specs]
+    counts = Counter(p.name for p in policies)
+    return [
+        resolve(spec, args.env, args.players, options, trust_pickle=args.trust_pickle, label=spec)
+        if counts[p.name] > 1 and spec != p.name
+        else p
+        for spec, p in zip(specs, policies, strict=True)
+    ]
+
+
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -119,8 +210,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if options is None:
         return 2
     try:
-        policies = [_resolve(p, args, options) for p in args.policies.split(",")]
-        opponents = [_resolve(p, args, options) for p in args.opponents.split(",")] if args.opponents else None
+        policies = _resolve_all(args.policies.split(","), args, options)
+        opponents = _resolve_all(args.opponents.split(","), args, options) if args.opponents else None
         report = run_evaluation(
             args.env,
             policies,
@@ -130,6 +221,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             seed_set=args.seed_set,
             env_kwargs=options,
             progress=not args.no_progress,
+            records=Path(args.records) if args.records else None,
         )
     except (ValueError, ImportError) as exc:
         print(f"parlour evaluate: {exc}", file=sys.stderr)
@@ -203,9 +295,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
         )
         return 2
     try:
+        from parlour.training import require_train_extra
+
+        require_train_extra("parlour export")
         from parlour.training.policies import export_zip
     except ImportError as exc:
-        print(f"parlour export: needs the 'train' extra (pip install 'parlour[train]'): {exc}", file=sys.stderr)
+        print(f"parlour export: {exc}", file=sys.stderr)
         return 2
     try:
         path = export_zip(args.source, args.target)
@@ -216,17 +311,79 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_list(args: argparse.Namespace) -> int:
+    from parlour.baselines import SHIPPED, available, shipped_path
+    from parlour.baselines.policy_file import read_spec
+    from parlour.envs import ENVIRONMENTS, make
+
+    names = [args.env] if args.env else list(ENVIRONMENTS)
+    if args.env and args.env not in ENVIRONMENTS:
+        print(f"parlour list: unknown environment {args.env!r}; available: {sorted(ENVIRONMENTS)}", file=sys.stderr)
+        return 2
+    for name in names:
+        env = make(name)
+        print(
+            f"{name}  (version {env.env_version}; {env.min_players}-{env.max_players} players, default {env.num_players})"
+        )
+        bots = [b for b in available(name) if b not in SHIPPED]
+        print(f"  bots: {', '.join(bots)}")
+        for policy in (p for p in available(name) if p in SHIPPED):
+            spec = read_spec(shipped_path(policy))
+            print(f"  trained: {policy} ({spec['num_players']} players; {shipped_path(policy)})")
+    print("\nAny command also takes a policy file (NAME.json beside NAME.safetensors) or module:attribute.")
+    return 0
+
+
+def _at_least(low: int) -> Any:
+    """An argparse type: an integer >= ``low``, refused with the range named."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is out of range: expected an integer >= {low}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from parlour.envs.core import package_version
+
     parser = argparse.ArgumentParser(prog="parlour", description="Parlour: hidden-information tabletop games for RL.")
+    parser.add_argument("--version", action="version", version=f"parlour {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    t = sub.add_parser("train", help="train MaskablePPO from a YAML config into a run folder, then evaluate it")
-    t.add_argument("config", help="YAML config, e.g. configs/six_suspects/quick.yaml")
-    t.add_argument("overrides", nargs="*", help="dotted overrides, e.g. train.total_timesteps=20000 seed=3")
-    t.add_argument("--out", default=None, help="run folder (default runs/<game>/<config>-seed<seed>)")
-    t.add_argument("--resume", action="store_true", help="continue the run in --out from its latest checkpoint")
+    t = sub.add_parser(
+        "train",
+        help="train MaskablePPO from a YAML config into a run folder, then evaluate it",
+        usage="parlour train CONFIG [key=value ...] [--out RUN] [--overwrite] [--no-progress]\n"
+        "       parlour train --resume --out RUN [key=value ...]   (or CONFIG --resume: its newest run)",
+    )
+    t.add_argument("config", nargs="?", default=None, help="YAML config, e.g. configs/six_suspects/quick.yaml")
+    t.add_argument(
+        "overrides",
+        nargs="*",
+        help="dotted overrides, e.g. train.total_timesteps=20000 seed=3 (on --resume, only "
+        "train.total_timesteps, train.checkpoint_every, train.eval_every, train.torch_threads)",
+    )
+    t.add_argument(
+        "--out", default=None, help="run folder (default runs/<game>/<config>-seed<seed>, then -2, -3, ... if taken)"
+    )
+    t.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue a run from its latest checkpoint with the config it was started with",
+    )
+    t.add_argument("--overwrite", action="store_true", help="delete the run in --out and start it afresh")
     t.add_argument("--no-progress", action="store_true", help="no progress bars")
     t.set_defaults(func=_cmd_train)
+
+    ls = sub.add_parser("list", help="the environments, and the bots and trained policies that play each")
+    ls.add_argument("env", nargs="?", default=None, help="one environment id (default: all)")
+    ls.set_defaults(func=_cmd_list)
 
     e = sub.add_parser("evaluate", help="evaluate policies (bots, shipped policies, policy files) with seat rotation")
     e.add_argument("env", help="environment id")
@@ -237,10 +394,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--opponents", default=None, help="comma-separated opponents (default: the policies: cross-play)")
     e.add_argument("--players", type=int, default=4, help="number of players (default 4)")
-    e.add_argument("--games", type=int, default=200, help="deals per matchup, each played once per seat (default 200)")
+    e.add_argument(
+        "--games", type=_at_least(1), default=200, help="deals per matchup, each played once per seat (default 200)"
+    )
     e.add_argument("--seed-set", default="v1", help="versioned evaluation deal set (default v1)")
     e.add_argument("--option", action="append", help="a rule keyword of the game, key=value (repeatable)")
     e.add_argument("--out", default=None, help="folder for evaluation.json and evaluation.md")
+    e.add_argument(
+        "--records", default=None, help="save every game's record in this folder (parlour replay reads them)"
+    )
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
     _trust_flag(e)
     e.set_defaults(func=_cmd_evaluate)
@@ -254,7 +416,9 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument(
         "--render-only", action="store_true", help="rewrite BASELINES.md from the stored results; no training or play"
     )
-    bl.add_argument("--jobs", type=int, default=2, help="training seeds run at a time, one process each (default 2)")
+    bl.add_argument(
+        "--jobs", type=_at_least(1), default=2, help="training seeds run at a time, one process each (default 2)"
+    )
     bl.add_argument("--no-progress", action="store_true", help="no progress bars")
     bl.set_defaults(func=_cmd_baselines)
 
@@ -286,9 +450,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated policies: bot or shipped names, policy files (*.json), module:attribute (default: every non-oracle bot and shipped policy that fits the table)",
     )
     m.add_argument("--players", type=int, default=4, help="number of players (default 4)")
-    m.add_argument("--games", type=int, default=200, help="number of games (default 200)")
+    m.add_argument("--games", type=_at_least(1), default=200, help="number of games (default 200)")
     m.add_argument("--seed", type=int, default=0, help="match seed: fixes every deal and every bot's choices")
     m.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    m.add_argument(
+        "--records", default=None, help="save every game's record in this folder (parlour replay reads them)"
+    )
     m.add_argument("--no-progress", action="store_true", help="no progress bar")
     _trust_flag(m)
     m.set_defaults(func=_cmd_match)
@@ -301,12 +468,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The signal that interrupted the command (SIGINT unless SIGTERM came): its exit status is 128 + it.
+_SIGNAL_RECEIVED = [int(signal.SIGINT)]
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    _SIGNAL_RECEIVED[0] = signum
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
-    result: int = args.func(args)
+    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
+    try:
+        result: int = args.func(args)
+    except KeyboardInterrupt:
+        # one line, not a traceback; `parlour train` handles its own stops (it saves a checkpoint first)
+        print(f"parlour {args.command}: interrupted", file=sys.stderr)
+        return 128 + _SIGNAL_RECEIVED[0]
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return result
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

@@ -9,12 +9,13 @@ same way. ``load_config`` returns a validated, resolved :class:`TrainConfig`; ev
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 #: Opponent-pool entry that stands for snapshots of the learner (the self-play league).
@@ -128,14 +129,71 @@ def _allowed_keys(node: Any) -> list[str]:
 def _explain(exc: OmegaConfBaseException, source: str) -> ConfigError:
     """Turn an OmegaConf error into one message that names the key and what is allowed."""
     key = getattr(exc, "full_key", None) or ""
-    msg = getattr(exc, "msg", None) or str(exc).splitlines()[0]
+    # OmegaConf appends full_key/reference_type/object_type lines: the key is named already, keep the first line
+    msg = (getattr(exc, "msg", None) or str(exc)).strip().splitlines()[0]
     if "not in" in msg:
         node: Any = TrainConfig
         for part in key.split(".")[:-1]:  # walk the schema down to the section that holds the unknown key
             fields = {f.name: f.type for f in dataclasses.fields(node)} if dataclasses.is_dataclass(node) else {}
             node = _SECTIONS.get(str(fields.get(part)))
         return ConfigError(f"{source}: unknown key '{key}'; allowed keys here: {_allowed_keys(node)}")
-    return ConfigError(f"{source}: bad value for '{key}': {msg}")
+    expected = _EXPECTED.get(_field_type(key))
+    return ConfigError(
+        f"{source}: bad value for '{key}': {msg.rstrip('.')}" + (f"; expected {expected}" if expected else "")
+    )
+
+
+#: What a value of each field type looks like, for the messages.
+_EXPECTED: dict[Any, str] = {
+    int: "an integer (1e6 and 1_000_000 are read as integers)",
+    float: "a number",
+    bool: "true or false",
+    str: "a string",
+    list[int]: "a list of integers, e.g. [256, 256]",
+    list[str]: "a list of names, e.g. [random, six_suspects_heuristic]",
+    dict[str, Any]: "a mapping of keywords to values",
+}
+
+
+def _field_type(key: str) -> Any:
+    """The schema's type for a dotted key (``None`` if the key is not in the schema)."""
+    node: Any = TrainConfig
+    for part in key.split("."):
+        if not dataclasses.is_dataclass(node):
+            return None
+        node = typing.get_type_hints(node).get(part)
+    return node
+
+
+def _as_int(value: Any) -> Any:
+    """``1e6``, ``1.0e6`` or ``1000000.0`` as the integer they name; anything else unchanged (the schema judges)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            value = float(value.replace("_", ""))
+        except ValueError:
+            return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _integral_numbers_as_ints(node: DictConfig, cls: Any) -> None:
+    """Write integral numbers given to integer fields as ints: YAML reads ``1e6`` as a string and ``1.0e6`` as a
+    float, which OmegaConf would refuse for an ``int``; ``1000.5`` stays and is refused with the key named."""
+    hints = typing.get_type_hints(cls)
+    for key in list(node.keys()):
+        kind = hints.get(str(key))
+        if kind is None or OmegaConf.is_interpolation(node, str(key)):
+            continue
+        value = node[key]
+        if kind is int:
+            node[key] = _as_int(value)
+        elif kind == list[int] and isinstance(value, ListConfig):
+            node[key] = [_as_int(v) for v in value]
+        elif dataclasses.is_dataclass(kind) and isinstance(value, DictConfig):
+            _integral_numbers_as_ints(value, kind)
 
 
 def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
@@ -152,12 +210,15 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Train
                 raise ConfigError(f"{p}: not a valid YAML config: {exc}") from exc
             if not isinstance(from_file, DictConfig):
                 raise ConfigError(f"{p}: a config must be a mapping of keys to values")
+            _integral_numbers_as_ints(from_file, TrainConfig)
             schema = OmegaConf.merge(schema, from_file)
         for item in overrides:
             if "=" not in item:
                 raise ConfigError(f"override {item!r} is not of the form key=value (e.g. train.total_timesteps=20000)")
         if overrides:
-            schema = OmegaConf.merge(schema, OmegaConf.from_dotlist(list(overrides)))
+            dotlist = OmegaConf.from_dotlist(list(overrides))
+            _integral_numbers_as_ints(dotlist, TrainConfig)
+            schema = OmegaConf.merge(schema, dotlist)
         OmegaConf.resolve(schema)
         if OmegaConf.is_missing(schema.game, "name"):
             raise ConfigError(f"{path}: game.name is required (e.g. six_suspects_v0)")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.base import Policy
-from parlour.baselines.match import deal_seeds, play_game, wilson_interval
+from parlour.baselines.match import deal_seeds, file_safe, play_game, save_record, wilson_interval
 from parlour.baselines.policy_file import table_of
 from parlour.envs import make as make_env
 from parlour.envs.core import package_version
@@ -84,8 +84,11 @@ def play_matchup(
     seed_set: str = "v1",
     env_kwargs: dict[str, Any] | None = None,
     progress: Any = None,
+    records: Path | None = None,
 ) -> Matchup:
-    """``policy`` in each seat in turn, ``opponent`` in all the others, on ``games`` deals of the seed set."""
+    """``policy`` in each seat in turn, ``opponent`` in all the others, on ``games`` deals of the seed set.
+
+    ``records``: a folder to save every game's record in (``<policy>_vs_<opponent>/deal0000_seat0.json``, ...)."""
     env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
     table = table_of(env)
     for p in (policy, opponent):
@@ -97,6 +100,9 @@ def play_matchup(
             seats = [policy if s == seat else opponent for s in range(num_players)]
             rng = np.random.default_rng([base, d, seat])
             out = play_game(env, seats, deal, rng)
+            if records is not None:
+                folder = records / f"{file_safe(policy.name)}_vs_{file_safe(opponent.name)}"
+                save_record(env, folder / f"deal{d:04d}_seat{seat}.json", [p.name for p in seats])
             winners = set(out["outcome"].get("winners", []))
             result.wins.append(seat in winners)
             result.table.append([s in winners for s in range(num_players)])
@@ -154,8 +160,10 @@ def run_evaluation(
     seed_set: str = "v1",
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = False,
+    records: Path | None = None,
 ) -> dict[str, Any]:
-    """Every policy against every opponent (default: the policies themselves, a cross-play matrix)."""
+    """Every policy against every opponent (default: the policies themselves, a cross-play matrix);
+    ``records``: a folder to save every game's record in (see :func:`play_matchup`)."""
     opponents = list(policies) if opponents is None else list(opponents)
     pairs = [(p, o) for p in policies for o in opponents]
     bar = None
@@ -173,6 +181,7 @@ def run_evaluation(
             seed_set=seed_set,
             env_kwargs=env_kwargs,
             progress=bar,
+            records=records,
         )
         for p, o in pairs
     ]

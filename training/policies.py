@@ -126,6 +126,9 @@ class PickledCheckpointPolicy(TrainedPolicy):
         deterministic: bool = True,
         label: str | None = None,
     ) -> None:
+        from parlour.training import require_train_extra
+
+        require_train_extra(f"loading the SB3 zip {path}")
         import torch
         from sb3_contrib import MaskablePPO
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
+import shutil
+import signal
+import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -35,6 +37,52 @@ POLICY_STEM = "policy"
 
 class RunError(RuntimeError):
     """A run folder that cannot be used as asked."""
+
+
+class TrainingStopped(RuntimeError):
+    """A run stopped by SIGINT (Ctrl-C) or SIGTERM, after writing its checkpoint: ``--resume`` continues it."""
+
+    def __init__(self, signum: int, timesteps: int, total: int, checkpoint: Path) -> None:
+        self.signum = signum
+        self.timesteps = timesteps
+        self.checkpoint = checkpoint
+        #: The shell's convention for a process ended by a signal.
+        self.exit_code = 128 + signum
+        super().__init__(
+            f"stopped by {signal.Signals(signum).name} at step {timesteps:,} of {total:,}; checkpoint saved to "
+            f"{checkpoint}"
+        )
+
+
+class _StopNow(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised by the signal handler inside a periodic evaluation, which is then abandoned."""
+
+
+class _Stop:
+    """SIGINT/SIGTERM while training: the step finishes, the checkpoint is written, the run stops. A second
+    Ctrl-C stops at once (without saving). Only the main thread can take signals; elsewhere this does nothing."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.in_evaluation = False
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Stop:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.signum is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.signum = signum
+        if self.in_evaluation:
+            raise _StopNow
 
 
 def evaluations(run: Path) -> list[dict[str, Any]]:
@@ -80,7 +128,13 @@ def _pool(cfg: TrainConfig, snapshots: list[Path]) -> list[Policy]:
 
 
 def _make_env_fn(cfg: TrainConfig, index: int, snapshots: list[Path], seed: int) -> Any:
+    worker = cfg.train.vec_env == "subproc"
+
     def thunk() -> SingleAgentEnv:
+        if worker:
+            # Ctrl-C reaches the whole process group: the main process stops the run and closes the workers.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
         return SingleAgentEnv(
             cfg.game.name,
             _pool(cfg, snapshots),
@@ -117,21 +171,65 @@ def _timed_vec_env(venv: Any) -> Any:
     return Timed(venv)
 
 
-def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any], progress: bool) -> Any:
+def format_evaluation(row: dict[str, Any]) -> str:
+    """One line for a periodic evaluation: the step and the win rate against each opponent."""
+    parts = [
+        f"vs {k} {v['win_rate']:.3f} ({v['win_ci'][0]:.3f}-{v['win_ci'][1]:.3f})"
+        for k, v in row.items()
+        if isinstance(v, dict)
+    ]
+    games = next((v["games"] for v in row.values() if isinstance(v, dict)), 0)
+    return f"evaluation at step {row['timesteps']:,} ({games} games each): win rate " + ", ".join(parts)
+
+
+def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any], progress: bool, stop: _Stop) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
     budget = cfg.train
 
     class Periodic(BaseCallback):
-        """Atomic checkpoints, periodic evaluations, self-play snapshots and the progress bar."""
+        """Atomic checkpoints, periodic evaluations, self-play snapshots, stopping on a signal, the progress bar."""
 
         def _on_training_start(self) -> None:
             self._last = {"ckpt": self.num_timesteps, "eval": self.num_timesteps, "snap": self.num_timesteps}
             self.bar = None
+            self._ticking = threading.Event()
             if progress:
                 from tqdm import tqdm
 
-                self.bar = tqdm(total=budget.total_timesteps, initial=self.num_timesteps, desc="train", unit="step")
+                # smoothing=0: the rate (and the ETA) averages the whole session, updates and evaluations
+                # included, instead of jumping between fast rollouts and slow updates
+                self.bar = tqdm(
+                    total=budget.total_timesteps,
+                    initial=self.num_timesteps,
+                    desc="train",
+                    unit="step",
+                    smoothing=0,
+                    dynamic_ncols=True,
+                )
+                threading.Thread(target=self._tick, daemon=True).start()
+
+        def _tick(self) -> None:
+            # redraw every second, so that elapsed time and ETA keep moving through an update or evaluation
+            while not self._ticking.wait(1.0):
+                if self.bar is not None:
+                    self.bar.refresh()
+
+        def _phase(self, text: str) -> None:
+            if self.bar is not None:
+                self.bar.set_postfix_str(text, refresh=True)
+
+        def _on_rollout_start(self) -> None:
+            self._phase("collecting")
+
+        def _on_rollout_end(self) -> None:
+            self._phase("updating the network")
+
+        def _say(self, line: str) -> None:
+            if self.bar is not None:
+                self.bar.write(line)
+            else:
+                print(line, flush=True)
 
         def _due(self, key: str, every: int) -> bool:
             if every > 0 and self.num_timesteps - self._last[key] >= every:
@@ -140,6 +238,8 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
             return False
 
         def _on_step(self) -> bool:
+            if stop.signum is not None:
+                return False  # SB3 ends learn() before any update with a partial rollout
             if self.bar is not None:
                 self.bar.update(self.num_timesteps - self.bar.n)  # tqdm throttles the redraws
             if self._due("ckpt", budget.checkpoint_every):
@@ -149,8 +249,16 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
             if SELF_PLAY in cfg.opponents and self._due("snap", cfg.self_play.snapshot_every):
                 self._snapshot()
             if self._due("eval", budget.eval_every):
-                self._evaluate()
-            return True
+                self._phase("evaluating")
+                stop.in_evaluation = True
+                try:
+                    self._evaluate()
+                except _StopNow:
+                    return False  # a signal during the evaluation: abandon it, the run stops
+                finally:
+                    stop.in_evaluation = False
+                self._phase("collecting")
+            return stop.signum is None
 
         def _snapshot(self) -> None:
             folder = run / "snapshots"
@@ -182,10 +290,13 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
                 self.logger.record(f"eval/win_rate_vs_{name}", m["win_rate"])
             with open(run / "evaluations.jsonl", "a") as f:
                 f.write(json.dumps(row) + "\n")
+            self._say(format_evaluation(row))
 
         def _on_training_end(self) -> None:
+            self._ticking.set()
             if self.bar is not None:
                 self.bar.n = self.num_timesteps
+                self.bar.set_postfix_str("stopping" if stop.signum is not None else "done", refresh=False)
                 self.bar.close()
 
     return CallbackList([Periodic()])
@@ -207,22 +318,83 @@ class _ModelPolicy(Policy):
         return int(action)
 
 
-def prepare_run(cfg: TrainConfig, run: Path, resume: bool, command: str) -> TrainConfig:
-    """Create (or, with ``resume``, reopen) the run folder; returns the config the run uses."""
+#: Config keys a resumed run may change (``parlour train --resume --out RUN key=value``): its budget and how
+#: often it checkpoints, evaluates and how many threads it uses; everything else is the run that was started.
+RESUMABLE_KEYS = ("train.total_timesteps", "train.checkpoint_every", "train.eval_every", "train.torch_threads")
+
+
+def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and v and k != "options":
+            out |= _flat(v, f"{prefix}{k}.")
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def config_changes(before: TrainConfig, after: TrainConfig) -> dict[str, tuple[Any, Any]]:
+    """Dotted key -> (before, after) for every value that differs."""
+    a, b = _flat(asdict(before)), _flat(asdict(after))
+    return {k: (a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)}
+
+
+def saved_config(run: Path) -> TrainConfig:
+    """The resolved config a run was started with (``RUN/config.yaml``, overrides included)."""
     from parlour.training.config import load_config
 
     saved = run / "config.yaml"
+    if not saved.is_file():
+        raise RunError(f"--resume: {run} holds no run (no config.yaml); start it without --resume")
+    return load_config(saved)
+
+
+def resume_config(run: Path, overrides: list[str]) -> tuple[TrainConfig, dict[str, tuple[Any, Any]]]:
+    """The config a resumed run continues with: the one it was started with, plus explicit ``overrides`` of
+    :data:`RESUMABLE_KEYS` (an override equal to the saved value changes nothing). Returns it and the changes."""
+    from parlour.training.config import load_config
+
+    before = saved_config(run)
+    after = load_config(run / "config.yaml", overrides)
+    changes = config_changes(before, after)
+    _check_resumable(run, changes)
+    return after, changes
+
+
+def _check_resumable(run: Path, changes: dict[str, tuple[Any, Any]]) -> None:
+    fixed = {k: v for k, v in changes.items() if k not in RESUMABLE_KEYS}
+    if fixed:
+        what = "; ".join(f"{k}: started with {old!r}, now {new!r}" for k, (old, new) in fixed.items())
+        raise RunError(
+            f"--resume: {run} continues the run it started, so these cannot change ({what}); a resume may change "
+            f"only {list(RESUMABLE_KEYS)}: start a new run (another --out) for the rest"
+        )
+
+
+def prepare_run(cfg: TrainConfig, run: Path, resume: bool, command: str, overwrite: bool = False) -> TrainConfig:
+    """Create (or, with ``resume``, reopen) the run folder; returns the config the run uses.
+
+    A resumed run uses the config it was started with; ``cfg`` may differ from it only in :data:`RESUMABLE_KEYS`
+    (anything else is refused), and a change is written to ``config.yaml`` and noted in ``command.txt``.
+    """
+    saved = run / "config.yaml"
     if resume:
-        if not saved.is_file():
-            raise RunError(f"--resume: {run} holds no run (no config.yaml); start it without --resume")
-        # A resumed run keeps the config it was started with; only its budget may be raised.
-        used = load_config(saved, [f"train.total_timesteps={cfg.train.total_timesteps}"])
-        if asdict(used) != asdict(cfg):  # both carry the same budget, so any difference is elsewhere
-            print(f"note: resuming {run} with the config it was started with ({saved})", file=sys.stderr)
-        cfg = used
+        changes = config_changes(saved_config(run), cfg)
+        _check_resumable(run, changes)
+        if changes:
+            saved.write_text(to_yaml(cfg))  # the next resume continues with these values
+            note = ", ".join(f"{k} {old} -> {new}" for k, (old, new) in changes.items())
+            command = f"{command}  # resumed with {note}"
     else:
         if run.exists() and any(run.iterdir()):
-            raise RunError(f"run folder {run} exists and is not empty: resume it with --resume, or choose --out")
+            if not overwrite:
+                raise RunError(
+                    f"run folder {run} exists and is not empty: resume it with --resume, start afresh with "
+                    "--overwrite, or choose another --out"
+                )
+            if not saved.is_file():
+                raise RunError(f"--overwrite: {run} is not a run folder (no config.yaml); refusing to delete it")
+            shutil.rmtree(run)
         run.mkdir(parents=True, exist_ok=True)
         saved.write_text(to_yaml(cfg))
         (run / "versions.json").write_text(json.dumps(versions(), indent=2))
@@ -239,17 +411,31 @@ def train(
     command: str = "",
     progress: bool = True,
     final_eval: bool = True,
+    overwrite: bool = False,
 ) -> dict:
     """Train, evaluate and write the run folder; returns the metrics.
 
-    ``final_eval=False`` skips the final evaluation (``parlour baselines`` evaluates every seed itself).
+    ``resume`` continues the run in ``run`` from its latest checkpoint, with the config it was started with
+    (``cfg`` may differ from it only in :data:`RESUMABLE_KEYS`). ``final_eval=False`` skips the final evaluation
+    (``parlour baselines`` evaluates every seed itself). SIGINT or SIGTERM stops the run after writing its
+    checkpoint and raises :class:`TrainingStopped`. A new run that fails before its first checkpoint leaves no
+    folder behind.
     """
+    cfg = prepare_run(cfg, run, resume, command, overwrite)
+    try:
+        return _train(cfg, run, resume, progress, final_eval)
+    except BaseException as exc:
+        if not resume and not isinstance(exc, TrainingStopped) and not (run / "checkpoints" / "latest.zip").is_file():
+            shutil.rmtree(run, ignore_errors=True)  # nothing to resume: leave no folder to block the next run
+        raise
+
+
+def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval: bool) -> dict:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    cfg = prepare_run(cfg, run, resume, command)
     torch.set_num_threads(cfg.train.torch_threads)
     probe = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
     meta = checkpoint_meta(probe, {"config": json.loads(json.dumps(asdict(cfg)))})
@@ -293,32 +479,39 @@ def train(
         done_steps = 0
     model.set_logger(logger)
     remaining = cfg.train.total_timesteps - done_steps
-    start = time.perf_counter()
-    if remaining > 0:
-        model.learn(
-            remaining,
-            callback=_callbacks(cfg, run, cfg.game.name, meta, progress),
-            reset_num_timesteps=False,
-        )
-    wall = time.perf_counter() - start
-    env_seconds = type(venv).env_seconds
-    venv.close()
-    save_checkpoint(model, run / "model.zip", meta | {"timesteps": model.num_timesteps})
-    save_checkpoint(model, latest, meta | {"timesteps": model.num_timesteps})
     previous = json.loads((run / "metrics.json").read_text()) if resume and (run / "metrics.json").is_file() else {}
-    # the training time of every session of the run (a resumed run adds its sessions up)
-    train_wall = previous.get("train_wall_seconds", previous.get("session_wall_seconds", 0.0)) + wall
+    start = time.perf_counter()
+    with _Stop() as stop:
+        if remaining > 0:
+            model.learn(
+                remaining,
+                callback=_callbacks(cfg, run, cfg.game.name, meta, progress, stop),
+                reset_num_timesteps=False,
+            )
+        wall = time.perf_counter() - start
+        # the training time of every session of the run (a resumed run adds its sessions up)
+        train_wall = previous.get("train_wall_seconds", previous.get("session_wall_seconds", 0.0)) + wall
+        venv.close()
+        save_checkpoint(model, latest, meta | {"timesteps": model.num_timesteps})
+        if stop.signum is not None:
+            (run / "metrics.json").write_text(
+                json.dumps({"timesteps": int(model.num_timesteps), "train_wall_seconds": train_wall}, indent=2)
+            )
+            raise TrainingStopped(stop.signum, int(model.num_timesteps), cfg.train.total_timesteps, latest)
+    env_seconds = type(venv).env_seconds
+    save_checkpoint(model, run / "model.zip", meta | {"timesteps": model.num_timesteps})
     record = training_record(meta, model.num_timesteps, evaluations=evaluations(run), train_wall_seconds=train_wall)
     export_policy(model, run / POLICY_STEM, meta, record)
 
     report = final_evaluation(cfg, run, progress) if final_eval else None
     plot_learning_curve(run)
+    session_steps = int(model.num_timesteps) - done_steps
     metrics = {
         "timesteps": int(model.num_timesteps),
-        "session_steps": int(max(0, remaining)),
+        "session_steps": session_steps,
         "session_wall_seconds": wall,
         "train_wall_seconds": train_wall,
-        "steps_per_second": max(0, remaining) / wall if wall > 0 else None,
+        "steps_per_second": session_steps / wall if wall > 0 else None,
         "env_seconds": env_seconds,
         "env_share": env_seconds / wall if wall > 0 else None,
         "learner_share": 1 - env_seconds / wall if wall > 0 else None,
