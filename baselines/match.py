@@ -64,10 +64,10 @@ def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.
     return {"rewards": [totals[a] for a in env.possible_agents], "outcome": outcome}
 
 
-def save_record(env: ParlourEnv[Any], path: Path, players: Sequence[str]) -> Path:
-    """Write the game just played as a record (``env.record()`` plus the policy in each seat) that
+def save_record(env: ParlourEnv[Any], path: Path, players: Sequence[str], extra: dict[str, Any] | None = None) -> Path:
+    """Write the game just played as a record (``env.record()`` plus the policy in each seat and ``extra``) that
     ``parlour replay`` steps through and :func:`parlour.envs.replay` reproduces; written atomically."""
-    record = env.record() | {"players": list(players)}
+    record = env.record() | {"players": list(players)} | (extra or {})
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(record, indent=1))

@@ -57,3 +57,66 @@ def test_bench_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "| six_suspects_v0 | 3 | env() |" in out and "| six_suspects_v0 | 3 | rules |" in out
     assert "leduc_holdem_v4" in out
+
+
+def test_version_and_list(capsys: pytest.CaptureFixture[str]) -> None:
+    from parlour.envs.core import package_version
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.strip() == f"parlour {package_version()}"
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in ENVIRONMENTS:
+        assert f"{name}  (version 0;" in out
+    assert "  bots: random, six_suspects_heuristic, six_suspects_expert, six_suspects_oracle, search" in out
+    assert "  trained: lady_alice_ppo (4 players; " in out
+    assert main(["list", "lady_alice_v0"]) == 0
+    assert "3-5 players, default 4" in capsys.readouterr().out
+    assert main(["list", "chess_v0"]) == 2
+
+
+@pytest.mark.parametrize(
+    "command", [["match", "six_suspects_v0"], ["evaluate", "six_suspects_v0", "--policies", "random"]]
+)
+def test_games_must_be_at_least_one(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([*command, "--games", "0"])
+    assert info.value.code == 2
+    assert "argument --games: 0 is out of range: expected an integer >= 1" in capsys.readouterr().err
+
+
+def test_records_of_match_and_evaluate_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from parlour.envs import replay
+
+    policy = Path(__file__).resolve().parents[1] / "baselines" / "checkpoints" / "six_suspects_v0_ppo_seed0.json"
+    assert main(["match", "six_suspects_v0", "--bots", f"random,{policy}", "--games", "3", "--no-progress",
+                 "--records", str(tmp_path / "m")]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "| six_suspects_v0_ppo_seed0 | 6 |" in out and str(policy) not in out  # labelled by name, not path
+    files = sorted((tmp_path / "m").glob("game_*.json"))
+    assert [f.name for f in files] == ["game_00000.json", "game_00001.json", "game_00002.json"]
+    for f in files:
+        record = json.loads(f.read_text())
+        replay(record)  # reproduces
+        assert sorted(set(record["players"])) == ["random", "six_suspects_v0_ppo_seed0"]
+    assert main(["evaluate", "six_suspects_v0", "--policies", str(policy), "--opponents", "random", "--games", "2",
+                 "--no-progress", "--records", str(tmp_path / "e")]) == 0  # fmt: skip
+    assert "| six_suspects_v0_ppo_seed0 | random |" in capsys.readouterr().out
+    seats = sorted((tmp_path / "e" / "six_suspects_v0_ppo_seed0_vs_random").glob("*.json"))
+    assert len(seats) == 2 * 4 and seats[0].name == "deal0000_seat0.json"
+    first = json.loads(seats[0].read_text())
+    replay(first)
+    assert first["players"] == ["six_suspects_v0_ppo_seed0", "random", "random", "random"]
+
+
+def test_bench_says_why_the_leduc_column_is_empty(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from parlour.training.bench import format_bench, run_bench
+
+    monkeypatch.setitem(sys.modules, "pettingzoo.classic", None)  # as if PettingZoo's classic games were absent
+    text = format_bench(run_bench(["six_suspects_v0"], None, 0.02))
+    assert "leduc_holdem_v4 (PettingZoo) |" not in text
+    assert text.splitlines()[-1].startswith("× leduc_holdem_v4: not measured: PettingZoo's classic games are not")
+    assert "`pip install 'pettingzoo[classic]'` (or the project's dev extra) adds them" in text

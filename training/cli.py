@@ -334,6 +334,40 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_play(args: argparse.Namespace) -> int:
+    from parlour.training.play import play_game_with_person
+
+    options = _options(args.option)
+    if options is None:
+        return 2
+    try:
+        play_game_with_person(
+            args.env,
+            num_players=args.players,
+            seat=args.seat,
+            opponents=args.opponents.split(",") if args.opponents else (),
+            seed=args.seed,
+            options=options,
+            record_path=Path(args.record) if args.record else None,
+            trust_pickle=args.trust_pickle,
+        )
+    except (ValueError, ImportError) as exc:
+        print(f"parlour play: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from parlour.training.play import replay_game
+
+    try:
+        replay_game(Path(args.record), perspective=args.perspective, god=args.god)
+    except ValueError as exc:
+        print(f"parlour replay: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def _at_least(low: int) -> Any:
     """An argparse type: an integer >= ``low``, refused with the range named."""
 
@@ -459,6 +493,27 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--no-progress", action="store_true", help="no progress bar")
     _trust_flag(m)
     m.set_defaults(func=_cmd_match)
+
+    p = sub.add_parser("play", help="take a seat yourself against bots or trained policies, in the terminal")
+    p.add_argument("env", help="environment id")
+    p.add_argument("--players", type=int, default=None, help="number of players (default: the game's default)")
+    p.add_argument("--seat", type=int, default=None, help="your seat, 0-based (default: drawn)")
+    p.add_argument(
+        "--opponents",
+        default=None,
+        help="comma-separated policies, one for every other seat or one for all (default: the game's heuristic bot)",
+    )
+    p.add_argument("--seed", type=int, default=None, help="the deal and the bots' choices (default: drawn, printed)")
+    p.add_argument("--option", action="append", help="a rule keyword of the game, key=value (repeatable)")
+    p.add_argument("--record", default=None, help="where to save the game record (default records/<env>_play_….json)")
+    _trust_flag(p)
+    p.set_defaults(func=_cmd_play)
+
+    r = sub.add_parser("replay", help="step through a saved game as one seat saw it (or everything, with --god)")
+    r.add_argument("record", help="a game record (from play, match --records or evaluate --records)")
+    r.add_argument("--perspective", default=None, help="the seat to watch, e.g. player_2 (default: yours, or player_0)")
+    r.add_argument("--god", action="store_true", help="show everything: every hand and every move")
+    r.set_defaults(func=_cmd_replay)
 
     b = sub.add_parser("bench", help="random-play steps per second, compared with PettingZoo's leduc_holdem_v4")
     b.add_argument("--env", action="append", default=None, help="environment id (repeatable; default: all)")
