@@ -215,3 +215,11 @@ def test_periodic_evaluations_are_printed_one_line_each(tmp_path: Path, capsys: 
         f"evaluation at step 256 (4 games each): win rate vs random {r['win_rate']:.3f} "
         f"({r['win_ci'][0]:.3f}-{r['win_ci'][1]:.3f})"
     )
+
+
+def test_the_progress_bar_names_its_phase(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [*TINY, "train.total_timesteps=384", "train.eval_every=256", "eval.periodic_games=1"]
+    assert main(["train", str(CONFIG), *argv, "--out", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err
+    for phase in ("collecting", "updating the network", "evaluating", "done"):
+        assert phase in err, phase  # the bar says why it is not moving, instead of freezing
