@@ -223,3 +223,29 @@ def test_the_progress_bar_names_its_phase(tmp_path: Path, capsys: pytest.Capture
     err = capsys.readouterr().err
     for phase in ("collecting", "updating the network", "evaluating", "done"):
         assert phase in err, phase  # the bar says why it is not moving, instead of freezing
+
+
+@pytest.mark.slow  # two training processes beside a busy one: most of a minute
+def test_the_shared_machine_bench_trains_alone_and_beside_a_busy_process(tmp_path: Path) -> None:
+    from parlour.training.shared_bench import format_train_bench, run_train_bench
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        CONFIG.read_text()
+        .replace("n_envs: 8", "n_envs: 2")
+        .replace("n_steps: 512 ", "n_steps: 64 ")
+        .replace("batch_size: 1024", "batch_size: 64")
+        .replace("net_arch: [256, 256]", "net_arch: [16]")
+    )
+    rows = run_train_bench(str(config), 128, [1], beside=1, max_seconds=300)
+    assert [(r["threads"], r["beside"], r["timesteps"], r["finished"]) for r in rows] == [
+        (1, 0, 128, True),
+        (1, 1, 128, True),
+    ]
+    assert all(r["steps_per_s"] > 0 for r in rows)
+    table = format_train_bench(rows, cpus=2)
+    ratio = rows[1]["steps_per_s"] / rows[0]["steps_per_s"]
+    assert (
+        table.splitlines()[-1]
+        == f"| 1 | 1 | 128 | {rows[1]['train_seconds']:.0f} | {rows[1]['steps_per_s']:,.0f} | {ratio:.2f} |"
+    )

@@ -50,6 +50,19 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
+    if args.train:
+        from parlour.training import require_train_extra
+        from parlour.training.shared_bench import format_train_bench, run_train_bench
+
+        try:
+            require_train_extra("parlour bench --train")
+            threads = [int(t) for t in args.threads.split(",")]
+            rows = run_train_bench(args.train, args.steps, threads, args.beside, args.max_seconds, args.repeats)
+        except (ImportError, RuntimeError, ValueError) as exc:
+            print(f"parlour bench: {exc}", file=sys.stderr)
+            return 2
+        print(format_train_bench(rows))
+        return 0
     from parlour.training.bench import format_bench, run_bench
 
     rows = run_bench(args.env, args.players, args.seconds)
@@ -519,6 +532,19 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--env", action="append", default=None, help="environment id (repeatable; default: all)")
     b.add_argument("--players", type=int, default=None, help="number of players (default: each env's default)")
     b.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
+    b.add_argument(
+        "--train",
+        default=None,
+        metavar="CONFIG",
+        help="instead: training steps/s of CONFIG alone and beside busy processes, per learner thread count",
+    )
+    b.add_argument("--steps", type=_at_least(1), default=50_000, help="with --train: steps per run (default 50000)")
+    b.add_argument("--threads", default="1,2", help="with --train: learner thread counts (default 1,2)")
+    b.add_argument("--beside", type=_at_least(1), default=1, help="with --train: busy processes beside (default 1)")
+    b.add_argument("--repeats", type=_at_least(1), default=1, help="with --train: interleaved repeats (default 1)")
+    b.add_argument(
+        "--max-seconds", type=float, default=600.0, help="with --train: stop a run after this long (default 600)"
+    )
     b.set_defaults(func=_cmd_bench)
     return parser
 
