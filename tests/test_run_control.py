@@ -180,6 +180,9 @@ def test_without_the_train_extra_the_messages_say_what_to_install(
         "pip install 'parlour[train]' (install the PyTorch build you want first). Policy files (NAME.json + "
         "NAME.safetensors), the environments and the scripted bots need none of it"
     )
+    for command in (["baselines", "--skip-training"], ["export", "m.zip", "m", "--trust-pickle"]):
+        assert main(command) == 2
+        assert f"parlour {command[0]} needs the 'train' extra" in capsys.readouterr().err
     zip_path = tmp_path / "model.zip"
     zip_path.write_bytes(b"")
     argv = ["evaluate", "six_suspects_v0", "--policies", str(zip_path), "--trust-pickle", "--games", "1"]

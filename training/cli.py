@@ -247,6 +247,13 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _cmd_baselines(args: argparse.Namespace) -> int:
+    from parlour.training import require_train_extra
+
+    try:
+        require_train_extra("parlour baselines")  # it reads the training configs, and trains
+    except ImportError as exc:
+        print(f"parlour baselines: {exc}", file=sys.stderr)
+        return 2
     from parlour.training.baselines_table import regenerate
 
     if args.render_only:
