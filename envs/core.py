@@ -14,6 +14,7 @@ a small game's own step.
 from __future__ import annotations
 
 import copy
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
@@ -36,6 +37,9 @@ ILLEGAL_ACTION_MODES = (ILLEGAL_RAISE, ILLEGAL_PENALIZE)
 _EPISODE_ATTRIBUTES = frozenset(
     {"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos", "game"}
 )
+
+#: What ``reset(options=...)`` understands: ``game_seed`` deals that deal (a record's ``game_seed``).
+RESET_OPTIONS = ("game_seed",)
 
 #: Reward given to every seat when the driver's turn cap truncates a game (nobody won or lost).
 TRUNCATION_REWARD = 0.0
@@ -281,15 +285,23 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if options:
-            raise ValueError(
-                f"{self.metadata['name']}: reset() takes no options (got {sorted(options)}); the player count and "
-                "rule keywords are given when the env is made: env(num_players=..., ...)"
-            )
         if seed is not None:
             self._seeder = np.random.default_rng(seed)
         elif self._seeder is None:
             self._seeder = np.random.default_rng()
+        if options:
+            name = self.metadata["name"]
+            unknown = sorted(set(options) - set(RESET_OPTIONS))
+            if unknown:
+                # warned, not refused: PettingZoo's api_test passes an option of its own, which envs must accept
+                warnings.warn(
+                    f"{name}: reset() ignores the options {unknown}; it understands {list(RESET_OPTIONS)} (the player "
+                    "count and rule keywords are given when the env is made: env(num_players=..., ...))",
+                    stacklevel=2,
+                )
+            if "game_seed" in options:
+                self._start_game(check_int(f"{name}: reset option game_seed", options["game_seed"], 0, 2**63 - 2))
+                return
         self._start_game(int(self._seeder.integers(2**63 - 1)))
 
     def _start_game(self, game_seed: int) -> None:

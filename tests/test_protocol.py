@@ -46,10 +46,6 @@ def _action_for_a_finished_agent(env: ParlourEnv) -> None:
     env.step(0)
 
 
-def _reset_with_options(env: ParlourEnv) -> None:
-    env.reset(seed=0, options={"num_players": 3})
-
-
 CASES: list[tuple[Callable[[ParlourEnv], None], type[Exception], str]] = [
     (_step_before_reset, AttributeError, "agent_selection is not set before reset(); call reset() before step()"),
     (_last_before_reset, AttributeError, "call reset() before step(), last() or observe()"),
@@ -57,7 +53,6 @@ CASES: list[tuple[Callable[[ParlourEnv], None], type[Exception], str]] = [
     (_none_for_the_agent_to_act, ValueError, "step(None) is only for an agent whose game is over"),
     (_step_after_every_agent_left, ValueError, "the game is over and every agent has left; call reset()"),
     (_action_for_a_finished_agent, ValueError, "is done: its step must be step(None), got 0"),
-    (_reset_with_options, ValueError, "reset() takes no options (got ['num_players'])"),
 ]
 
 
@@ -71,6 +66,26 @@ def test_misuse_gives_a_clear_error(
         misuse(env)
     assert message in str(info.value)
     assert name in str(info.value) or "player_" in str(info.value)
+
+
+@pytest.mark.parametrize("name", sorted(ENVIRONMENTS))
+def test_reset_options_are_used_or_named(name: str) -> None:
+    env = make(name)
+    env.reset(seed=11)
+    _play_out(env)
+    record = env.record()
+    again = make(name)
+    again.reset(options={"game_seed": record["game_seed"]})  # that deal, as a record names it
+    for step in record["actions"]:
+        again.step(step["action"])
+    assert again.record()["outcome"] == record["outcome"]
+    with pytest.warns(
+        UserWarning, match=r"reset\(\) ignores the options \['num_players'\]; it understands \['game_seed'\]"
+    ):
+        env.reset(seed=0, options={"num_players": 3})
+    assert env.num_players == make(name).num_players
+    with pytest.raises(ValueError, match="reset option game_seed=-1 is out of range"):
+        env.reset(options={"game_seed": -1})
 
 
 @pytest.mark.parametrize("name", sorted(ENVIRONMENTS))
