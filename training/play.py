@@ -152,11 +152,7 @@ def play_game_with_person(
             if policy is None:
                 env.step(_human_move(env, agent, ask, say))
                 continue
-            if policy.needs_env:
-                action = policy.act_with_env(env, agent, rng)
-            else:
-                obs = env.observe(agent)
-                action = policy.act(obs["observation"], obs["action_mask"], rng)
+            action = policy.act_with_env(env, agent, rng)  # observes and acts, unless the policy needs more
             env.step(action)
             say(f"{agent} ({policy.name}) moved.")  # not what: its move's text may be private
     except (QuitGame, EOFError):

@@ -145,11 +145,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             agent = aec.agent_selection
             policy = self.seats[aec.possible_agents.index(agent)]
             assert policy is not None
-            if policy.needs_env:
-                action = policy.act_with_env(aec, agent, self._rng)
-            else:
-                obs = aec.observe(agent)
-                action = policy.act(obs["observation"], obs["action_mask"], self._rng)
+            action = policy.act_with_env(aec, agent, self._rng)  # observes and acts, unless the policy needs more
             aec.step(action)
 
     def _obs(self) -> np.ndarray:
