@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -24,8 +25,18 @@ def _source_packages() -> set[str]:
     return found
 
 
+#: What a build never needs (and what would make the copy large or slow).
+NOT_COPIED = shutil.ignore_patterns(
+    ".git", ".venv", "runs", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "*.zip"
+)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Built from a copy: setuptools writes build/ and *.egg-info next to the sources it builds.
+    source = tmp_path_factory.mktemp("source") / "parlour"
+    shutil.copytree(ROOT, source, ignore=NOT_COPIED)
+    before = sorted(p.name for p in ROOT.iterdir())
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [
@@ -38,11 +49,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "-q",
             "-w",
             str(out),
-            str(ROOT),
+            str(source),
         ],
         check=True,
         capture_output=True,
     )
+    assert sorted(p.name for p in ROOT.iterdir()) == before, "building the wheel wrote into the checkout"
     (path,) = out.glob("parlour-*.whl")
     return path
 
