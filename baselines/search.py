@@ -28,7 +28,8 @@ import numpy as np
 from parlour.baselines.base import Policy, choose_best
 
 if TYPE_CHECKING:
-    from parlour.envs.core import ParlourEnv, RulesState
+    from parlour.envs.contract import RulesState
+    from parlour.envs.core import ParlourEnv
 
 
 #: A playout policy on a rules state: ``(state, u) -> action`` with ``u`` uniform in [0, 1).
@@ -62,7 +63,7 @@ def won(state: RulesState, seat: int) -> float:
     Parlour reports), else 0 (also for an unfinished game)."""
     if state.current_player >= 0:
         return 0.0
-    return float(seat in state.outcome()["winners"])  # type: ignore[attr-defined]
+    return float(seat in state.outcome()["winners"])
 
 
 #: Env id -> where that game's informed playouts stop and how they are scored.
@@ -85,7 +86,7 @@ def playout(
     for step in range(steps):
         if state.current_player < 0:
             return total
-        deltas = state.apply(policy(state, float(uniform[step])))
+        deltas = state.play(policy(state, float(uniform[step])))
         if deltas is not None:
             total += deltas[seat]
     if horizon is not None and state.current_player >= 0:
@@ -139,7 +140,7 @@ class DeterminizedSearch(Policy):
                 seed = int(rng.integers(2**63 - 1))
                 for i, action in enumerate(legal):
                     state = world.clone()
-                    deltas = state.apply(int(action))
+                    deltas = state.play(int(action))
                     value = 0.0 if deltas is None else deltas[seat]
                     if state.current_player >= 0:
                         rng_i = np.random.default_rng(seed)

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 GAMES = ("six_suspects_v0",)
 _SEEN = OBSERVATION_LAYOUT["seen_cards"]
-_PHASE = OBSERVATION_LAYOUT["phase"]
 _VOTES = slice(R.VOTE_BASE, R.NUM_ACTIONS)
 _PEEKS = slice(0, R.NUM_POSITIONS)
 

@@ -7,9 +7,10 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from parlour.envs.core import ParlourEnv
+if TYPE_CHECKING:
+    from parlour.envs.core import ParlourEnv
 
 #: env id -> module path of its versioned module (imported lazily so that ``import parlour.envs`` stays cheap).
 ENVIRONMENTS: dict[str, str] = {
@@ -43,7 +44,7 @@ def replay(record: dict[str, Any]) -> ParlourEnv[Any]:
         raise ValueError(
             f"replay: the record is for {name} version {record.get('env_version')}, this is {env.env_version}"
         )
-    env._start_game(int(record["game_seed"]))
+    env.reset(options={"game_seed": int(record["game_seed"])})
     for i, step in enumerate(record["actions"]):
         seat = int(step["seat"])
         if env.agent_selection != env.possible_agents[seat]:
@@ -52,6 +53,16 @@ def replay(record: dict[str, Any]) -> ParlourEnv[Any]:
     if record.get("outcome") is not None and env.record()["outcome"] != record["outcome"]:
         raise ValueError("replay: the outcome differs from the record's")
     return env
+
+
+
+def __getattr__(name: str) -> Any:
+    # ``ParlourEnv`` on first use: ``import parlour.envs.<game>.rules`` must not import gymnasium and PettingZoo.
+    if name == "ParlourEnv":
+        from parlour.envs.core import ParlourEnv
+
+        return ParlourEnv
+    raise AttributeError(f"module 'parlour.envs' has no attribute {name!r}")
 
 
 __all__ = ["ENVIRONMENTS", "ParlourEnv", "make", "replay"]

@@ -143,7 +143,7 @@ def _check_step_infos(
     a, b = original.clone(), resampled.clone()
     a.step(action)
     b.step(action)
-    if a._over or b._over or a.private_knowledge(agent)[0] != b.private_knowledge(agent)[0]:
+    if a.game_over or b.game_over or a.private_knowledge(agent)[0] != b.private_knowledge(agent)[0]:
         return
     assert repr(a.infos.get(agent)) == repr(b.infos.get(agent)), f"hidden information leaks into the infos of {where}"
     assert a._cumulative_rewards.get(agent) == b._cumulative_rewards.get(agent), (
@@ -183,7 +183,7 @@ def fuzz(env_fn: EnvFactory, *, games: int = 50, seed: int = 0, max_steps: int =
         report.games += 1
         report.steps += steps
         report.longest = max(report.longest, steps)
-        report.truncated += bool(env._final_outcome and env._final_outcome.get("truncated"))
+        report.truncated += bool(env.final_outcome and env.final_outcome.get("truncated"))
     return report
 
 
@@ -215,7 +215,7 @@ def replay_check(env_fn: EnvFactory, *, seed: int = 0) -> dict[str, Any]:
     assert replayed.record()["outcome"] == record["outcome"], "replay: the outcome differs"
 
     again = make(record["env"], **record["options"])
-    again._start_game(record["game_seed"])
+    again.reset(options={"game_seed": record["game_seed"]})
     steps = iter(record["actions"])
 
     def recorded_actions() -> Iterator[int | None]:
@@ -239,7 +239,7 @@ def copy_check(env_fn: EnvFactory, *, seed: int = 0, steps: int = 20) -> int:
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     for _ in range(steps):
-        if env._over:
+        if env.game_over:
             break
         env.step(_random_action(env, rng))
     copies = [pickle.loads(pickle.dumps(env)), env.clone()]

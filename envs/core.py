@@ -16,15 +16,16 @@ from __future__ import annotations
 import copy
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from parlour.envs.contract import RulesState, build_options, check_choice, check_int, options_record
 from parlour.envs.layout import Layout
 
 #: Keyword values of ``illegal_action``.
@@ -41,9 +42,6 @@ _EPISODE_ATTRIBUTES = frozenset(
 #: What ``reset(options=...)`` understands: ``game_seed`` deals that deal (a record's ``game_seed``).
 RESET_OPTIONS = ("game_seed",)
 
-#: Reward given to every seat when the driver's turn cap truncates a game (nobody won or lost).
-TRUNCATION_REWARD = 0.0
-
 
 def package_version() -> str:
     try:
@@ -52,82 +50,7 @@ def package_version() -> str:
         return "0+unknown"
 
 
-class RulesState(Protocol):
-    """What the driver needs from a game's pure rules state."""
-
-    @property
-    def current_player(self) -> int:
-        """The seat to decide next; ``-1`` if and only if the game is over."""
-        ...
-
-    @property
-    def turns(self) -> int:
-        """Turns taken so far (what the driver's ``max_turns`` cap counts)."""
-        ...
-
-    def legal_mask(self) -> np.ndarray:
-        """``int8`` mask over the flat action space for ``current_player``: a read-only array, made afresh
-        whenever it changes (or a shared read-only constant), since the driver hands it out without a copy."""
-        ...
-
-    def apply(self, action: int) -> Sequence[float] | None:
-        """Play ``action`` for ``current_player``; return per-seat reward deltas, or ``None`` for none."""
-        ...
-
-    def is_terminal(self) -> bool:
-        """The game is over (by its rules, or by a turn cap of its own, which it says by ``truncated = True``)."""
-        ...
-
-    def clone(self) -> RulesState: ...
-
-
 S = TypeVar("S", bound=RulesState)
-
-
-# ----------------------------------------------------------------------------------------------- keywords
-def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """Validate an integer keyword, naming the allowed range in the error."""
-    allowed = f"an integer in [{low}, {high}]" if high is not None else f"an integer >= {low}"
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name}={value!r} is not valid: expected {allowed}")
-    if value < low or (high is not None and value > high):
-        raise ValueError(f"{name}={value!r} is out of range: expected {allowed}")
-    return int(value)
-
-
-def check_choice(name: str, value: Any, choices: tuple[Any, ...]) -> Any:
-    if value not in choices:
-        raise ValueError(f"{name}={value!r} is not valid: expected one of {list(choices)}")
-    return value
-
-
-def check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name}={value!r} is not valid: expected True or False")
-    return bool(value)
-
-
-def build_options(cls: Callable[..., Any], name: str, kwargs: Mapping[str, Any]) -> Any:
-    """Construct a game's options dataclass, turning unknown keywords into a clear ``ValueError``."""
-    import dataclasses
-
-    allowed = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type,unused-ignore]
-    unknown = sorted(set(kwargs) - set(allowed))
-    if unknown:
-        raise ValueError(f"{name}: unknown keyword(s) {unknown}; allowed: {allowed}")
-    return cls(**kwargs)
-
-
-def options_record(options: Any) -> dict[str, Any]:
-    """A game's validated options dataclass as the JSON-friendly keywords that recreate it (tuples as lists;
-    ``num_players`` is the driver's own)."""
-    import dataclasses
-
-    return {
-        f.name: list(v) if isinstance(v := getattr(options, f.name), tuple) else v
-        for f in dataclasses.fields(options)
-        if f.name != "num_players"
-    }
 
 
 def env_metadata(name: str) -> dict[str, Any]:
@@ -261,7 +184,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
 
     def _apply(self, action: int) -> Sequence[float] | None:
         """Apply an action to the rules; override to update incremental encodings too."""
-        return self.game.apply(action)
+        return self.game.play(action)  # the driver has checked the mask
 
     def _on_new_state(self) -> None:
         """Called whenever ``self.game`` is replaced (reset, resample); rebuild any cached encodings."""
@@ -348,6 +271,16 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
             self.infos[agent],
         )
 
+    @property
+    def game_over(self) -> bool:
+        """The episode's game has ended (terminated or truncated; also before the first ``reset()``)."""
+        return self._over
+
+    @property
+    def final_outcome(self) -> dict[str, Any] | None:
+        """The terminal ``infos[agent]["outcome"]`` of a finished game (``None`` while it goes on)."""
+        return self._final_outcome
+
     def state(self) -> np.ndarray:
         return self._encode_state()
 
@@ -393,11 +326,9 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         player = game.current_player
         if player < 0:
             # A game's own turn cap ends it as a truncation (the rules then set ``truncated``).
-            self._finish(truncated=getattr(game, "truncated", False))
+            self._finish(truncated=game.truncated)
         elif self.max_turns is not None and game.turns >= self.max_turns:
-            if TRUNCATION_REWARD:
-                self._add_rewards([TRUNCATION_REWARD] * self.num_players)
-            self._finish(truncated=True)
+            self._finish(truncated=True)  # nobody won or lost: no reward
         else:
             self.agent_selection = self.possible_agents[player]
             self._mask = game.legal_mask()

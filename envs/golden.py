@@ -86,7 +86,7 @@ def trace(env_name: str, kwargs: dict[str, Any], seed: int = 0) -> dict[str, Any
         "kwargs": kwargs,
         "seed": seed,
         "steps": steps,
-        "outcome": json.loads(json.dumps(env._final_outcome)),
+        "outcome": json.loads(json.dumps(env.final_outcome)),
         "text": _hash(env.render_text(None)),
     }
 

@@ -69,7 +69,7 @@ class LeakyInfos(_Broken):
         out = super()._apply(action)
         for a in self.agents:
             self.infos[a] = (
-                {"culprits": list(R.resolve(self.game.layout).culprits)} if not self._over else self.infos[a]
+                {"culprits": list(R.resolve(self.game.layout).culprits)} if not self.game_over else self.infos[a]
             )
         return out
 

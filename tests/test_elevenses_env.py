@@ -48,7 +48,7 @@ def test_turn_cap_passes_the_checks_and_truncates() -> None:
     env = factory()
     env.reset(seed=0)
     rng = np.random.default_rng(0)
-    while not env.unwrapped._over:
+    while not env.unwrapped.game_over:
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert all(env._cumulative_rewards[a] == 0 for a in env.agents)

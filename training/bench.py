@@ -54,7 +54,7 @@ def rules_steps_per_second(env: Any, seconds: float, seed: int = 0) -> float:
         state = deal(rng)
         while not state.is_terminal():
             legal = state.legal_mask().nonzero()[0]
-            state.apply(int(legal[int(u[i & 0xFFFF] * len(legal))]))
+            state.play(int(legal[int(u[i & 0xFFFF] * len(legal))]))
             i += 1
             steps += 1
     return steps / (time.perf_counter() - start)

@@ -194,7 +194,7 @@ def load_record(path: Path) -> dict[str, Any]:
 def positions(record: dict[str, Any]) -> list[ParlourEnv[Any]]:
     """The game before each move and after the last: ``len(actions) + 1`` copies."""
     env = make(record["env"], **record["options"])
-    env._start_game(int(record["game_seed"]))
+    env.reset(options={"game_seed": int(record["game_seed"])})
     out = [env.clone()]
     for step in record["actions"]:
         env.step(int(step["action"]))

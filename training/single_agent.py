@@ -141,7 +141,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _play_opponents(self) -> None:
         aec = self.aec
-        while not aec._over and aec.agent_selection != self.learner:
+        while not aec.game_over and aec.agent_selection != self.learner:
             agent = aec.agent_selection
             policy = self.seats[aec.possible_agents.index(agent)]
             assert policy is not None

@@ -374,7 +374,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
 
     def _apply(self, action: int) -> list[float] | None:
         g = self.game
-        rewards = g.apply(action)
+        rewards = g.play(action)
         log = g.log
         assert log is not None
         if log:

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from parlour.envs.contract import Rules, check_int
+
 # ----------------------------------------------------------------------------------------------- the cards
 MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = 2, 5, 4
 NUMBERS = 11
@@ -192,7 +194,6 @@ class Options:
     cubes_per_player: int = CUBES_PER_PLAYER
 
     def __post_init__(self) -> None:
-        from parlour.envs.core import check_int
 
         check_int("elevenses: num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         check_int("elevenses: max_turns", self.max_turns, 1, 10000)
@@ -205,7 +206,7 @@ class Options:
 
 # ----------------------------------------------------------------------------------------------- the state
 @dataclass
-class ElevensesState:
+class ElevensesState(Rules):
     opts: Options
     n: int
     mrs: bool  # Mrs Lansdowne at the table (2–4 players)
@@ -448,7 +449,7 @@ class ElevensesState:
         return _mask(acts)
 
     # -------------------------------------------------------------------------------------- apply
-    def apply(self, action: int) -> list[float] | None:
+    def play(self, action: int) -> list[float] | None:
         p, s, n = self.phase, self.current, self.n
         if p == TURN:
             if action == REARRANGE:

@@ -302,7 +302,7 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         old_value, old_top = g.pile_value[slot], g.pile_top[slot]
         if kind >= 0 and g.draw:
             drawn = g.draw[-1]
-        rewards = g.apply(action)
+        rewards = g.play(action)
         i_hands, i_played, i_draw, i_hand_size, i_value, i_top, i_present, i_size = self._idx
         if kind >= 0:
             hand, base, third = g.hands[seat], i_hands + seat * K, self._third

@@ -23,12 +23,13 @@ from typing import Any
 
 import numpy as np
 
+from parlour.envs.contract import Rules, check_bool, check_choice, check_int
+
 # ----------------------------------------------------------------------------------------------- the cards
 NUM_NUMBERS = 9
 ELEVEN, QUIET = 9, 10
 NUM_KINDS = 11
 KIND_NAMES = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "Eleven", "Quiet!")
-NUMBER_BITS = (1 << NUM_NUMBERS) - 1
 TARGET = 11
 #: The 72 cards: 7 each of 1–6, 6 each of 7–9 (ruling, **choice**: the split of the 60 number cards is not in
 #: the transcription), 6 Eleven and 6 Quiet! (rulebook).
@@ -57,10 +58,6 @@ CARD_REWARD = 0.1
 def value_of(kind: int) -> int:
     """A number card's value (specials are worth 0 when buried at set-up)."""
     return kind + 1 if kind < NUM_NUMBERS else 0
-
-
-def kind_name(kind: int) -> str:
-    return KIND_NAMES[kind]
 
 
 # ----------------------------------------------------------------------------------------------- pile tables
@@ -117,7 +114,6 @@ class Options:
     reward: str = "win"
 
     def __post_init__(self) -> None:
-        from parlour.envs.core import check_bool, check_choice, check_int
 
         check_int("goes_to_eleven: num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         check_int("goes_to_eleven: max_piles", self.max_piles, 1, MAX_PILES_LIMIT)
@@ -151,7 +147,7 @@ def give_base(max_piles: int) -> int:
 
 # ----------------------------------------------------------------------------------------------- the state
 @dataclass
-class ElevenState:
+class ElevenState(Rules):
     """A game of This Game Goes to Eleven. Mutated in place by :meth:`apply` (written for speed: plain lists)."""
 
     opts: Options
@@ -268,8 +264,8 @@ class ElevenState:
         return _NONE_MASKS[self.opts.max_piles]
 
     # ------------------------------------------------------------------------------------------ moves
-    def apply(self, action: int) -> list[float] | None:
-        """Play ``action`` for the seat to decide; the caller has checked it against :meth:`legal_mask`."""
+    def play(self, action: int) -> list[float] | None:
+        """Play ``action`` for the seat to decide (unchecked: :meth:`apply` checks it against :meth:`legal_mask`)."""
         self.receiver = -1
         phase = self.phase
         if phase == PLAY:

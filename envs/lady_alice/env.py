@@ -320,7 +320,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         # result against the from-scratch encoder at every step).
         g, v, i = self.game, self._src, self._i
         seat, phase, records, clue = g.current, g.phase, len(g.history), g.place_clue
-        rewards = g.apply(action)
+        rewards = g.play(action)
         shown = self._shown
         # The commonest steps first: the next clue of a suspicion or accusation, the clue of a counter.
         if phase == g.phase and phase in (R.SUSPECT, R.ACCUSE_PHASE) and len(g.history) == records:

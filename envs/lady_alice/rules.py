@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from parlour.envs.contract import Rules, check_bool, check_choice, check_int
+
 # ----------------------------------------------------------------------------------------------- the clues
 NUM_CATEGORIES = 4
 PER_CATEGORY = 8
@@ -161,7 +163,6 @@ class Options:
     reward: str = "win"
 
     def __post_init__(self) -> None:
-        from parlour.envs.core import check_bool, check_choice, check_int
 
         check_int("lady_alice: num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         check_int("lady_alice: max_rounds", self.max_rounds, 1, 1000)
@@ -183,7 +184,7 @@ class Record:
 
 
 @dataclass
-class LadyAliceState:
+class LadyAliceState(Rules):
     opts: Options
     n: int
     solution: tuple[int, ...]
@@ -322,7 +323,7 @@ class LadyAliceState:
         return _MASKS["none"]
 
     # ------------------------------------------------------------------------------------------ moves
-    def apply(self, action: int) -> list[float] | None:
+    def play(self, action: int) -> list[float] | None:
         phase = self.phase
         if phase == SUSPECT:
             self.partial.append(action)

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from parlour.envs.contract import Rules, check_bool, check_choice, check_int
+
 # ----------------------------------------------------------------------------------------------- the cards
 #: Suspects, left to right. Only Albert, Denise and Francine are named in the rulebook (ruling: placeholders).
 SUSPECTS = ("Albert", "Beatrice", "Charles", "Denise", "Edgar", "Francine")
@@ -274,7 +276,6 @@ class Options:
     reward: str = "vote"
 
     def __post_init__(self) -> None:
-        from parlour.envs.core import check_bool, check_choice, check_int
 
         check_int("six_suspects: num_players", self.num_players, 2, 8)
         check_int("six_suspects: num_games", self.num_games, 1, 100)
@@ -302,7 +303,7 @@ class Options:
 
 # ----------------------------------------------------------------------------------------------- the state
 @dataclass
-class SixSuspectsState:
+class SixSuspectsState(Rules):
     """The whole table. Build one with :func:`deal`. Per-seat data are plain lists (fast to step and copy)."""
 
     options: Options
@@ -362,14 +363,9 @@ class SixSuspectsState:
         return new
 
     # -------------------------------------------------------------------------------------------- play
-    def apply(self, action: int) -> list[float] | None:
-        """Play ``action`` for the current seat; returns per-seat reward deltas when a game resolves."""
-        if not (0 <= action < NUM_ACTIONS and self.legal_mask()[action]):
-            raise ValueError(f"illegal action {action} in phase {PHASE_NAMES[self.phase]}")
-        return self.play(action)
-
     def play(self, action: int) -> list[float] | None:
-        """:meth:`apply` without the legality check, for callers that have checked the mask already."""
+        """Play ``action`` for the current seat (unchecked: :meth:`apply` checks); returns per-seat reward deltas
+        when a game resolves."""
         seat = self.current
         n = self.options.num_players
         if action < NUM_POSITIONS:
