@@ -55,7 +55,6 @@ def replay(record: dict[str, Any]) -> ParlourEnv[Any]:
     return env
 
 
-
 def __getattr__(name: str) -> Any:
     # ``ParlourEnv`` on first use: ``import parlour.envs.<game>.rules`` must not import gymnasium and PettingZoo.
     if name == "ParlourEnv":

@@ -145,3 +145,22 @@ def test_copy_check_catches_an_unfaithful_clone() -> None:
     assert checks.copy_check(lambda: six_suspects_v0.env(num_players=3), seed=1) > 0
     with pytest.raises(AssertionError, match="observes differently"):
         checks.copy_check(lambda: ReshufflingClone(num_players=3), seed=1)
+
+
+def test_audit_catches_a_text_view_that_shows_which_card_left_a_hand() -> None:
+    """An Elevenses text view printing each hand in storage order (as it once did) tells an onlooker which of two
+    same-back cards left a hand; the resampler reorders hands, so the audit sees the order move and fails."""
+    from parlour.envs.elevenses import rules as E
+    from parlour.envs.elevenses.env import ElevensesEnv
+
+    class StorageOrderText(ElevensesEnv):
+        def render_text(self, perspective: str | None = None) -> str:
+            g, me = self.game, None if perspective is None else self._seat[perspective]
+            return " | ".join(
+                " ".join(f"{E.number(c) if me is None or g.knows(me, c) else '?'}/p{E.owner(c)}" for c in g.hands[s])
+                for s in range(g.n)
+            )
+
+    checks.hidden_information_audit(ElevensesEnv, games=2, every=6, samples=1)
+    with pytest.raises(AssertionError, match="leaks into the text view"):
+        checks.hidden_information_audit(StorageOrderText, games=2, every=6, samples=1)

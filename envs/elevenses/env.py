@@ -483,11 +483,18 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         def who(pos: int) -> str:
             return "Mrs Lansdowne" if pos == g.n else f"player_{pos}"
 
+        def hand(s: int) -> list[int]:
+            # As the viewer can tell them apart: known cards by back and number, then the unknown ones by back. The
+            # storage order would say which of two same-back cards left a hand, which an onlooker cannot know.
+            if me is None:
+                return g.hands[s]
+            return sorted(g.hands[s], key=lambda c: (R.owner(c), not g.knows(me, c), R.number(c) * g.knows(me, c)))
+
         for s in range(g.n):
             guest = g.guests[s] if me is None or me == s or g.revealed[s] else "?"
             lines.append(
                 f"player_{s}: guest {guest}{' (revealed)' if g.revealed[s] else ''}; tea {g.tea(s)}; "
-                f"hand [{' '.join(show(c) for c in g.hands[s])}]; face up "
+                f"hand [{' '.join(show(c) for c in hand(s))}]; face up "
                 f"[{' '.join(str(R.number(c)) + '/p' + str(R.owner(c)) for c in g.up[s] if c >= 0)}]; face down "
                 f"[{' '.join(show(c) if c >= 0 else '-' for c in g.slots[s])}]"
                 + (" <- to decide" if g.current_player == s else "")

@@ -875,8 +875,14 @@ def resample(g: ElevensesState, seat: int, rng: np.random.Generator) -> Elevense
     for _ in range(100):
         new = _resample(g, seat, rng)
         if _can_finish(new):
-            return new
-    return _resample(g, seat, rng, cards=False)
+            break
+    else:
+        new = _resample(g, seat, rng, cards=False)
+    # A hand is a set: its storage order is nobody's information. Shuffling it (after every other draw, so those
+    # stay as they were) lets the hidden-information audit catch a view that shows that order.
+    for hand in new.hands:
+        hand[:] = [hand[i] for i in rng.permutation(len(hand))]
+    return new
 
 
 def _can_finish(g: ElevensesState) -> bool:
