@@ -80,12 +80,9 @@ class Rules:
             raise ValueError(f"action {action!r} is not valid: expected an integer in [0, {len(mask) - 1}]")
         if not mask[action]:
             legal = [int(a) for a in np.flatnonzero(mask)]
-            raise ValueError(f"illegal action {int(action)} for seat {self.current_player}; legal: {legal}")
+            seat = getattr(self, "current_player", "?")
+            raise ValueError(f"illegal action {int(action)} for seat {seat}; legal: {legal}")
         return self.play(int(action))
-
-    @property
-    def current_player(self) -> int:  # pragma: no cover - every game defines it
-        raise NotImplementedError
 
 
 # ----------------------------------------------------------------------------------------------- keywords

@@ -94,7 +94,10 @@ From ``RULINGS.md``, each a named constant in ``parlour.envs.goes_to_eleven.rule
 
 - The 60 number cards are 7 each of 1–6 and 6 each of 7–9 (**choice**, ``DEFAULT_DECK`` / ``deck``).
 - Set-up: a Quiet! or Eleven turned up as the first pile card is covered by the next card until a number is on
-  top; the buried special cards count 0 (they are in the pile and in ``played``).
+  top; the buried special cards count 0 (they are in the pile and in ``played``). The deal goes round from seat 0,
+  whatever ``start_seat`` is (``start_seat`` only says who plays first). A custom ``deck`` whose number cards all
+  went into the hands leaves no number to cover a special: then the last card turned up stays on top and the pile
+  starts at 0, as a pile that a Quiet! starts, and play goes on as usual.
 - Going over 11 is legal only when every legal play of the player would go over; the player adds the card and
   collects the pile.
 - A number card may not go on a pile whose top card is the same number; it may start a new pile beside it (a

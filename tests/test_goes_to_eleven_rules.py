@@ -374,3 +374,27 @@ def test_position_refuses_impossible_states(
     with pytest.raises(ValueError) as err:
         R.position(opts, hands, piles, draw)
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize("start_seat", [1, 2, 3])
+def test_the_deal_goes_round_from_seat_0_whatever_the_first_player(start_seat: int) -> None:
+    """Ruling: ``start_seat`` says who plays first, not where the deal starts."""
+    first = R.deal(R.Options(), np.random.default_rng(11))
+    other = R.deal(R.Options(start_seat=start_seat), np.random.default_rng(11))
+    assert other.hands == first.hands and other.draw == first.draw and other.pile_top == first.pile_top
+    assert (first.current, other.current) == (0, start_seat)
+
+
+@pytest.mark.parametrize("special", [R.ELEVEN, R.QUIET])
+def test_a_special_no_number_can_cover_starts_the_pile_at_0(special: int) -> None:
+    """Ruling: when every number card of a custom deck went into the hands, the special turned up stays on top
+    and the pile starts at 0 (as a Quiet! starts one); play goes on, on that pile."""
+    deck = [0] * R.NUM_KINDS
+    deck[0], deck[special] = 6, 1  # six 1s for two hands of three, one special
+    opts = R.Options(num_players=2, deck=tuple(deck))
+    seed = next(s for s in range(100) if R.deal(opts, np.random.default_rng(s)).pile_top[0] == special)
+    g = R.deal(opts, np.random.default_rng(seed))
+    assert (g.pile_value[0], g.pile_size[0], g.draw) == (0, 1, [])
+    assert g.hands == [[3] + [0] * (R.NUM_KINDS - 1)] * 2
+    g.apply(0 * R.NUM_KINDS + 0)  # player 0 plays a 1 on the pile
+    assert (g.pile_value[0], g.pile_top[0], g.current) == (1, 0, 1)

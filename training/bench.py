@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from parlour.envs import ENVIRONMENTS, make
+from parlour.envs.contract import Rules
 from parlour.envs.core import ParlourEnv
 from parlour.envs.layout import Field, Layout
 
@@ -60,7 +61,7 @@ def rules_steps_per_second(env: Any, seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-class _NullGame:
+class _NullGame(Rules):
     """Rules that do nothing: the seats take turns for 100 steps; five actions are always legal."""
 
     MASK = np.zeros(150, np.int8)
@@ -74,12 +75,15 @@ class _NullGame:
     def legal_mask(self) -> np.ndarray:
         return self.MASK
 
-    def apply(self, action: int) -> None:
+    def play(self, action: int) -> None:
         self.turns += 1
         self.current_player = -1 if self.turns >= self.LENGTH else (self.current_player + 1) % self.n
 
     def is_terminal(self) -> bool:
         return self.current_player < 0
+
+    def outcome(self) -> dict[str, Any]:
+        return {"winners": []}
 
     def clone(self) -> _NullGame:
         new = _NullGame(self.n)
