@@ -131,7 +131,9 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self._seeder: np.random.Generator | None = None
         self.game_seed: int | None = None
         self._final_outcome: dict[str, Any] | None = None
-        self._resampled = False
+        #: The game is the deal of ``game_seed`` played on by actions alone (so ``record()`` can replay it); False
+        #: for a state set up by hand (``set_state``) or redrawn (``resample_hidden``).
+        self._replayable = False
         # Over until the first reset(): a step before it reaches the checks of the finished-game branch.
         self._over = True
         self._started = False
@@ -241,7 +243,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._history = []
         self._rewards_dirty = False
-        self._resampled = game_seed is None
+        self._replayable = game_seed is not None
         self._over = False
         self._started = True
         self._final_outcome = None
@@ -425,7 +427,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         """A copy in which everything hidden from ``agent`` is redrawn consistently with what it observed."""
         new = self.clone()
         new.game = self._resample_state(self._seat[agent], rng)
-        new._resampled = True
+        new._replayable = False
         new._on_new_state()
         if not new._over:
             new._mask = new.game.legal_mask()
@@ -433,12 +435,12 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
 
     def record(self) -> dict[str, Any]:
         """A JSON-serialisable record of the game so far; ``parlour.envs.replay`` reproduces it."""
-        if self._resampled:
+        if not self._started:
+            raise ValueError("record(): call reset() first")
+        if not self._replayable:
             raise ValueError(
                 "record(): this game was set up by resample_hidden() or set_state(); its deal has no seed to replay"
             )
-        if self.game_seed is None:
-            raise ValueError("record(): call reset() first")
         return {
             "format": "parlour-record/1",
             "package_version": package_version(),

@@ -47,15 +47,14 @@ def test_search_is_legal_in_six_suspects_and_votes_a_known_culprit() -> None:
     result = play_game(env, [fast_search(), make("random")], seed=3, rng=np.random.default_rng(0))
     assert result["outcome"]["winners"] is not None
     # Everything seen: every determinisation is the true layout, so the search votes for a culprit.
-    env.reset(seed=4)
-    g = env.unwrapped.game
-    g.seen = [[True] * 12 for _ in range(2)]
-    g.phase = 2  # the vote
-    g.announcer, g.current = 1, 0
-    env.unwrapped._on_new_state()
-    env.unwrapped._mask = g.legal_mask()
     from parlour.envs.six_suspects import rules as SR
 
+    # Both seats peek at all 12 cards (12 turns each): the table announces and player_0 votes first.
+    opts = env.unwrapped.rules_options
+    layout = np.random.default_rng(4).permutation(SR.NUM_CARDS).tolist()
+    env.unwrapped.set_state(SR.position(opts, layout, [p for p in range(12) for _ in range(2)]))
+    g = env.unwrapped.game
+    assert g.phase == SR.VOTE and g.current == 0 and all(all(row) for row in g.seen)
     culprits = {SR.VOTE_BASE + c for c in SR.resolve(g.layout).culprits}
     assert DeterminizedSearch(worlds=2, rollouts=1).act_with_env(env, "player_0", np.random.default_rng(0)) in culprits
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 from parlour.envs import ENVIRONMENTS, make
@@ -98,3 +99,17 @@ def test_an_env_is_usable_after_a_refused_call(name: str) -> None:
     assert env.agents == []
     env.reset(seed=3)
     assert env.agents == env.possible_agents
+
+
+def test_record_refuses_a_game_it_cannot_replay() -> None:
+    env = make("six_suspects_v0")
+    with pytest.raises(ValueError, match=r"record\(\): call reset\(\) first"):
+        env.record()
+    env.reset(seed=1)
+    copy = env.resample_hidden("player_0", np.random.default_rng(0))
+    with pytest.raises(ValueError, match="no seed to replay"):
+        copy.record()
+    assert env.record()["game_seed"] == env.game_seed  # the env it was drawn from still records
+    env.set_state(env.game)
+    with pytest.raises(ValueError, match="no seed to replay"):
+        env.record()

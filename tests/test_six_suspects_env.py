@@ -25,8 +25,7 @@ def play_peeks(env: Any, count: int) -> None:
 
 
 def set_layout(env: Any, cards: list[int]) -> None:
-    env.unwrapped.game.layout = list(cards)
-    env.unwrapped._on_new_state()
+    env.unwrapped.set_state(R.position(env.unwrapped.rules_options, cards))
 
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
@@ -367,3 +366,29 @@ def test_observation_dict_decodes_the_vector(six: Any) -> None:
     d = env.observation_dict("player_2")
     assert d["num_players"].argmax() == 2 and d["phase"].argmax() == R.PEEK
     assert d["to_act"].argmax() == 2  # player_0 is two seats left of player_2... relative (0-2)%4 = 2
+
+
+@pytest.mark.parametrize(
+    ("layout", "actions", "message"),
+    [
+        (list(range(11)), [], "is not a permutation"),
+        ([0] * 12, [], "is not a permutation"),
+        (list(range(12)), [R.ANNOUNCE], "position: action 0 (12): illegal action 12"),
+        (list(range(12)), [0, 1, R.VOTE_BASE], "position: action 2"),
+        (list(range(12)), [0, 99], "position: action 1 (99): action 99 is not valid"),
+    ],
+)
+def test_position_refuses_what_the_rules_forbid(layout: list[int], actions: list[int], message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        R.position(R.Options(num_players=2), layout, actions)
+    assert message in str(err.value)
+
+
+def test_position_plays_its_actions_from_the_start() -> None:
+    opts = R.Options(num_players=3)
+    layout = list(range(11, -1, -1))
+    g = R.position(opts, layout, list(range(4 * 3)))  # four turns each: an announcement is allowed
+    assert g.layout == layout and g.can_announce() and g.current == 0
+    assert g.seen[1][1] and g.peeks[2] == [0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1]
+    g.apply(R.ANNOUNCE)
+    assert (g.phase, g.announcer, g.current) == (R.LAST_TURNS, 0, 1)

@@ -14,6 +14,7 @@ Actions (one flat space): ``0–11`` peek at position ``p``; ``12`` announce; ``
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 from math import factorial
@@ -505,4 +506,22 @@ def deal(options: Options, rng: np.random.Generator) -> SixSuspectsState:
     """A new match: the first game's shuffled layout, every draw from ``rng`` (kept for later games)."""
     state = SixSuspectsState(options=options, rng=rng, scores=[0] * options.num_players)
     state._new_game()
+    return state
+
+
+def position(
+    options: Options, layout: Sequence[int], actions: Sequence[int] = (), rng: np.random.Generator | None = None
+) -> SixSuspectsState:
+    """A state set up by hand, for tests, puzzles and analysis: the first game laid out as ``layout`` (card ids
+    by position, row 0 then row 1), then ``actions`` (peeks, an announcement, votes) played in turn from the
+    start, each checked against the rules. ``rng`` deals any later games of a match."""
+    if sorted(int(c) for c in layout) != list(range(NUM_CARDS)):
+        raise ValueError(f"position: layout={list(layout)!r} is not a permutation of the card ids 0–{NUM_CARDS - 1}")
+    state = deal(options, np.random.default_rng(0) if rng is None else rng)
+    state.layout = [int(c) for c in layout]
+    for i, action in enumerate(actions):
+        try:
+            state.apply(action)
+        except ValueError as err:
+            raise ValueError(f"position: action {i} ({action!r}): {err}") from None
     return state
