@@ -212,7 +212,7 @@ class ElevensesHeuristic(Policy):
                     scores[a] = 100.0 if self.end_now(view) else -100.0
             scores[R.REARRANGE] = 0.0
             scores[R.PASS_TURN] = -50.0
-        elif ph == R.R_CARD:
+        elif ph == R.REARRANGE_CARD:
             for back, k in view.hand:
                 scores[card_action(back, k)] = -card_value(view, k)
             scores[R.STOP] = 10.0
@@ -464,6 +464,6 @@ def rollout_action(state: R.ElevensesState, u: float) -> int:
             return plate_action(s)
         if R.STOP in legal:
             return R.STOP
-    elif ph == R.R_CARD and R.STOP in legal:
+    elif ph == R.REARRANGE_CARD and R.STOP in legal:
         return R.STOP
     return legal[int((u - PLAYOUT_RANDOM) / (1 - PLAYOUT_RANDOM) * len(legal)) % len(legal)]

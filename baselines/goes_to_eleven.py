@@ -259,7 +259,7 @@ class GoesToElevenExpert(Policy):
 PLAYOUT_EXPLORE = 0.3
 
 
-def rollout_action(state: R.ElevenState, u: float) -> int:
+def rollout_action(state: R.GoesToElevenState, u: float) -> int:
     """A fast playout policy on the rules state (for the search bot): mostly the rule of thumb -- make 11 when
     possible, give piles to the player with the fewest cards, answer every Eleven it can, never spend a special
     card idly, else at random -- and a uniformly random legal action ``PLAYOUT_EXPLORE`` of the time."""
@@ -267,7 +267,7 @@ def rollout_action(state: R.ElevenState, u: float) -> int:
         legal = state.legal_mask().nonzero()[0]
         return int(legal[int(u / PLAYOUT_EXPLORE * len(legal))])
     u = (u - PLAYOUT_EXPLORE) / (1 - PLAYOUT_EXPLORE)
-    mp = state.opts.max_piles
+    mp = state.options.max_piles
     if state.phase == R.GIVE:
         me, n = state.current, state.n
         others = [(state.collected[s], (s - me) % n) for s in range(n) if s != me]

@@ -117,8 +117,8 @@ class LadyAliceHeuristic(Policy):
         view = decode(observation)
         rating = self.ratings(view)
         scores = np.full(len(action_mask), -np.inf)
-        if view.phase in (R.SUSPECT, R.ACCUSE_PHASE):
-            if view.phase == R.ACCUSE_PHASE and view.n == 3 and view.missing < 0:
+        if view.phase in (R.SUSPECT, R.ACCUSING):
+            if view.phase == R.ACCUSING and view.n == 3 and view.missing < 0:
                 lows = [rating[k * P : (k + 1) * P].max() for k in range(K)]
                 scores[R.MISSING_BASE : R.NUM_ACTIONS] = -np.array(lows)
             else:
@@ -162,7 +162,7 @@ class LadyAliceExpert(Policy):
         scores = np.full(len(action_mask), -np.inf)
         if view.phase == R.SUSPECT:
             return self._suspect(view, member, action_mask, rng)
-        if view.phase == R.ACCUSE_PHASE:
+        if view.phase == R.ACCUSING:
             target = self.accusation(view, member)
             if view.n == 3 and view.missing < 0:
                 missing = target[0] if target else int(np.argmin([prob[k * P : (k + 1) * P].sum() for k in range(K)]))

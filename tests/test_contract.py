@@ -47,3 +47,17 @@ def test_a_finished_game_says_whether_it_was_truncated_and_who_won(name: str) ->
         state.apply(int(rng.choice(np.flatnonzero(state.legal_mask()))))
     assert state.is_terminal() and isinstance(state.truncated, bool)
     assert set(state.outcome()["winners"]) <= set(range(env.num_players))
+
+
+@pytest.mark.parametrize("name", sorted(ENVIRONMENTS))
+def test_phases_are_one_enum_named_and_encoded_whole(name: str) -> None:
+    import importlib
+
+    rules = importlib.import_module(f"parlour.envs.{name.rsplit('_v', 1)[0]}.rules")
+    phases = list(rules.Phase)
+    assert [int(p) for p in phases] == list(range(len(phases))) and len(rules.PHASE_NAMES) == len(phases)
+    assert all(getattr(rules, p.name) == int(p) and type(getattr(rules, p.name)) is int for p in phases)
+    env = make(name)
+    assert env.observation_layout.field("phase").size == len(phases)
+    env.reset(seed=0)
+    assert rules.Phase(env.game.phase) is rules.Phase(0)

@@ -50,7 +50,7 @@ def ending_env(plates: list[int], guilt: list[int], seen: list[int] | None = Non
     g = R.position(R.Options(num_players=3), hands, up, guests=[2, 1, 0], guilt=guilt, plates=plates)
     g.bowl = 0  # no late suspicion: the plates decide
     for p in seen or []:
-        g.gk[0][p] = 1
+        g.guilt_known[0][p] = 1
     env = elevenses_v0.env(num_players=3)
     env.unwrapped.set_state(g)
     return env

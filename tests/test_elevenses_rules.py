@@ -56,7 +56,7 @@ def test_setup(n: int) -> None:
         assert g.plates == cubes + ([1] if n < 5 else [])
         assert g.bowl == 6 * n - sum(g.plates)
         for s in range(n):  # each player has seen only their own Guilt card, and only their own hand
-            assert [p for p in range(g.positions) if g.gk[s][p]] == [s]
+            assert [p for p in range(g.positions) if g.guilt_known[s][p]] == [s]
             assert {c for c in range(n * R.NUMBERS) if g.knows(s, c)} == set(g.hands[s])
         assert g.current == 0 and g.phase == R.TURN
 
@@ -90,7 +90,7 @@ def test_playing_a_card_draws_the_face_down_card_at_its_position() -> None:
     g = simple(3, hands={0: own(0, 5, 10, 11)})
     drawn = g.slots[0][5 - 2]
     step(g, act_card(g, card(0, 5)))
-    assert g.up[0][4] == card(0, 5) and g.slots[0][3] == -1
+    assert g.face_up[0][4] == card(0, 5) and g.slots[0][3] == -1
     assert drawn in g.hands[0] and len(g.hands[0]) == 3
     assert g.knows(0, drawn) and not g.knows(1, drawn), "only the player sees the card drawn"
     assert all(g.knows(s, card(0, 5)) for s in range(3)), "a face-up card is known to all"
@@ -142,7 +142,7 @@ def test_rearrangements() -> None:
 def test_rearranging_another_players_card_is_tracked_by_its_back() -> None:
     # Seat 0 holds seat 1's 5 (seat 1 knows it is there: it was passed); re-arranged, its back shows where it went.
     g = simple(3, hands={0: [*own(0, 10, 11), card(1, 5)], 1: [card(0, 1), *own(1, 10, 11)]})
-    g.know[card(1, 5)] |= 1 << 1
+    g.knowers[card(1, 5)] |= 1 << 1
     step(g, R.REARRANGE)
     step(g, act_card(g, card(1, 5)))
     step(g, R.SLOT_BASE + 3)
@@ -153,7 +153,7 @@ def test_rearranging_another_players_card_is_tracked_by_its_back() -> None:
 
 def test_an_ambiguous_move_loses_track() -> None:
     g = simple(3, hands={0: own(0, 10, 11, 1)})
-    g.know[card(0, 1)] |= 1 << 1  # seat 1 knows seat 0 holds its 1 (say, from Ham Sandwiches)
+    g.knowers[card(0, 1)] |= 1 << 1  # seat 1 knows seat 0 holds its 1 (say, from Ham Sandwiches)
     step(g, R.REARRANGE)
     step(g, act_card(g, card(0, 10)))
     step(g, R.SLOT_BASE + 0)
@@ -242,7 +242,7 @@ def test_hors_doeuvres_look_and_claim(claim: int) -> None:
     assert guilt(g, 0) not in g.legal_actions(), "another player's card (or Mrs Lansdowne's), not one's own"
     assert guilt(g, 3) in g.legal_actions()
     step(g, guilt(g, 1))
-    assert g.gk[0][1] and not g.gk[2][1]
+    assert g.guilt_known[0][1] and not g.guilt_known[2][1]
     step(g, claim)
     expected = {R.CLAIM_MURDERER: R.SAID_MURDERER, R.CLAIM_INNOCENT: R.SAID_INNOCENT, R.SILENT: R.LOOKED_SILENT}
     assert g.claims[0][1] == expected[claim] and g.current == 1
@@ -336,7 +336,9 @@ def test_cucumber_sandwiches_swap_guilt_cards_unseen() -> None:
     assert guilt(g, 0) not in g.legal_actions(), "two different Guilt cards"
     step(g, guilt(g, 3))  # with Mrs Lansdowne's
     assert g.guilt == [0, 0, 0, 1]
-    assert g.gk[0][3] and not g.gk[0][0], "the player knows where their old card went, not what they hold now"
+    assert g.guilt_known[0][3] and not g.guilt_known[0][0], (
+        "the player knows where their old card went, not what they hold now"
+    )
     assert g.moved[0] == [R.MOVED, 0, 0, R.MOVED_OWN], "public: its own card went to Mrs Lansdowne's place"
     assert g.current == 1
 
@@ -473,13 +475,13 @@ def test_resampling_keeps_what_the_seat_knows_and_the_pending_choices_possible(n
             h = R.resample(g, seat, rng)
             for c in range(n * R.NUMBERS):
                 if g.knows(seat, c):
-                    assert h.loc[c] == g.loc[c]
+                    assert h.location[c] == g.location[c]
                 # backs are public: the owner of the card at each place is unchanged
             assert [sorted(R.owner(c) for c in x) for x in h.hands] == [sorted(R.owner(c) for c in x) for x in g.hands]
             assert [[R.owner(c) if c >= 0 else -1 for c in x] for x in h.slots] == [
                 [R.owner(c) if c >= 0 else -1 for c in x] for x in g.slots
             ]
-            assert all(h.guilt[p] == g.guilt[p] for p in range(g.positions) if g.gk[seat][p])
+            assert all(h.guilt[p] == g.guilt[p] for p in range(g.positions) if g.guilt_known[seat][p])
             assert sum(h.guilt) == sum(g.guilt) and h.guests[seat] == g.guests[seat]
             assert any(h.legal_mask()) or h.is_terminal()
             g = h  # play on in the redrawn world: it must stay a legal game

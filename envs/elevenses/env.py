@@ -282,7 +282,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             for pos in range(g.positions):
                 p = _plate(g, pos)
                 for s in range(n):
-                    if g.gk[s][pos]:
+                    if g.guilt_known[s][pos]:
                         m[i["guilt_known"] + (s * POS + p) * 2 + g.guilt[pos]] = 1.0
                     if g.claims[s][pos]:
                         m[i["claims"] + (s * POS + p) * 3 + g.claims[s][pos] - 1] = 1.0
@@ -318,7 +318,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         (phase, effect, to_act, turn_seat, elevenses, passers, passed, target, first, looked, chosen, progress) = (
             self._turn_base
         )
-        out = [(phase + g.phase, 1.0), (progress + 3, g.turns / g.opts.max_turns)]
+        out = [(phase + g.phase, 1.0), (progress + 3, g.turns / g.options.max_turns)]
         if g.phase != R.OVER:
             out.append((to_act + g.current, 1.0))
             out.append((turn_seat + g.turn_seat, 1.0))
@@ -339,8 +339,8 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
                 out.append((progress + 2, g.moves_left / 2))
         if g.elevenses >= 0:
             out.append((elevenses + g.elevenses, 1.0))
-        if g.r_card >= 0:
-            out.append((chosen + g.current * MAXP * K + g.r_card, 1.0))
+        if g.rearrange_card >= 0:
+            out.append((chosen + g.current * MAXP * K + g.rearrange_card, 1.0))
         if g.first >= 0:
             out.append((first + _plate(g, g.first), 1.0))
         if g.rearranged:
@@ -356,10 +356,10 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             g = self.game
             self._src[self._i["one"]] = 1
             for c in range(g.n * K):
-                where = g.loc[c]
+                where = g.location[c]
                 self._back(c, where, 1.0)
                 for s in range(g.n):
-                    if g.know[c] >> s & 1 and (e := self._entry(s, c, where)) >= 0:
+                    if g.knowers[c] >> s & 1 and (e := self._entry(s, c, where)) >= 0:
                         self._src[e] = 1
             for name in _GROUPS:
                 self._write_group(name)
@@ -495,7 +495,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             lines.append(
                 f"player_{s}: guest {guest}{' (revealed)' if g.revealed[s] else ''}; tea {g.tea(s)}; "
                 f"hand [{' '.join(show(c) for c in hand(s))}]; face up "
-                f"[{' '.join(str(R.number(c)) + '/p' + str(R.owner(c)) for c in g.up[s] if c >= 0)}]; face down "
+                f"[{' '.join(str(R.number(c)) + '/p' + str(R.owner(c)) for c in g.face_up[s] if c >= 0)}]; face down "
                 f"[{' '.join(show(c) if c >= 0 else '-' for c in g.slots[s])}]"
                 + (" <- to decide" if g.current_player == s else "")
             )
@@ -503,7 +503,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         lines.append(f"plates: {plates}; Sugar Bowl {g.bowl}")
         guilt = []
         for p in range(g.positions):
-            known = me is None or g.gk[me][p]
+            known = me is None or g.guilt_known[me][p]
             guilt.append(f"{who(p)}: " + (("Murderer" if g.guilt[p] else "Not Guilty") if known else "?"))
         lines.append("Guilt cards: " + "; ".join(guilt))
         for s in range(g.n):
@@ -521,7 +521,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         public = (
             [sorted(c // K for c in h) for h in g.hands],
             [[c // K if c >= 0 else -1 for c in row] for row in g.slots],
-            g.up,
+            g.face_up,
             g.revealed,
             [g.guests[s] if g.revealed[s] else -1 for s in range(g.n)],
             g.plates,
@@ -531,22 +531,22 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             g.claims,
             g.moved,
             g.viewed,
-            [[g.gk[s][p] for p in range(g.positions)] for s in range(g.n)],
+            [[g.guilt_known[s][p] for p in range(g.positions)] for s in range(g.n)],
             (g.phase, g.current_player, g.turn_seat, g.effect, g.rearranged, g.first, g.cubes_left, g.moves_left),
             (g.looked, g.target, g.passers, [c >= 0 for c in g.pass_choice], g.elevenses, g.late, g.turns),
         )
         known = (
             g.guests[me],
-            [(c, g.loc[c]) for c in cards if g.knows(me, c)],
-            [(p, g.guilt[p]) for p in range(g.positions) if g.gk[me][p]],
+            [(c, g.location[c]) for c in cards if g.knows(me, c)],
+            [(p, g.guilt[p]) for p in range(g.positions) if g.guilt_known[me][p]],
             g.pass_choice[me],
-            g.r_card if g.current == me else -1,
+            g.rearrange_card if g.current == me else -1,
             public,
         )
         hidden = (
-            [(c, g.loc[c]) for c in cards if not g.knows(me, c)],
+            [(c, g.location[c]) for c in cards if not g.knows(me, c)],
             [g.guests[s] for s in range(g.n) if s != me and not g.revealed[s]],
-            [g.guilt[p] for p in range(g.positions) if not g.gk[me][p]],
+            [g.guilt[p] for p in range(g.positions) if not g.guilt_known[me][p]],
             [g.pass_choice[s] for s in range(g.n) if s != me],
         )
         return repr(known).encode(), repr(hidden).encode()
@@ -558,25 +558,25 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         g = self.game
         n = g.n
         where = sorted(c for h in g.hands for c in h) + sorted(c for row in g.slots for c in row if c >= 0)
-        where += sorted(c for row in g.up for c in row if c >= 0)
-        centre = [c for c in range(n * K) if g.loc[c] == R.CENTRE]
+        where += sorted(c for row in g.face_up for c in row if c >= 0)
+        centre = [c for c in range(n * K) if g.location[c] == R.CENTRE]
         assert sorted(where + centre) == list(range(n * K)), "every card is in exactly one place"
         for s in range(n):
             for c in g.hands[s]:
-                assert g.loc[c] == R.HAND + s and g.knows(s, c), "a player knows their own hand"
+                assert g.location[c] == R.HAND + s and g.knows(s, c), "a player knows their own hand"
                 if R.number(c) == R.ELEVENSES:
                     assert R.owner(c) == s, "an 11 never leaves its owner"
             for k, c in enumerate(g.slots[s]):
-                assert (c >= 0) == (g.up[s][k + 1] < 0), "a position is face down until its card is played"
+                assert (c >= 0) == (g.face_up[s][k + 1] < 0), "a position is face down until its card is played"
                 if c >= 0:
-                    assert g.loc[c] == R.DOWN + R.SLOTS * s + k
+                    assert g.location[c] == R.DOWN + R.SLOTS * s + k
                     assert R.number(c) != R.ELEVENSES or R.owner(c) == s, "an 11 never leaves its owner"
-            for k, c in enumerate(g.up[s]):
-                assert c < 0 or (R.number(c) == k + 1 and g.loc[c] == R.UP + s)
+            for k, c in enumerate(g.face_up[s]):
+                assert c < 0 or (R.number(c) == k + 1 and g.location[c] == R.UP + s)
             complete = g.guest_complete(s, g.guests[s])
             assert g.revealed[s] == complete, "a guest is revealed exactly when its three items are face up"
         late = len(g.late)
-        assert sum(g.plates) + g.bowl + late == g.opts.cubes_per_player * n, "cubes are conserved"
+        assert sum(g.plates) + g.bowl + late == g.options.cubes_per_player * n, "cubes are conserved"
         assert min(g.plates) >= 0 and g.bowl >= 0
         assert len(g.guilt) == g.positions and sum(g.guilt) == R.murderers(n), "every Guilt card is accounted for"
         assert sorted(g.guests) == sorted(set(g.guests))

@@ -24,8 +24,9 @@ Actions (one flat space of 85; seats, plates and Guilt cards are *relative to th
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -93,11 +94,40 @@ CLAIM_MURDERER, CLAIM_INNOCENT, SILENT = STOP + 1, STOP + 2, STOP + 3
 PASS_TURN = SILENT + 1
 NUM_ACTIONS = PASS_TURN + 1
 
+
 # ----------------------------------------------------------------------------------------------- phases
+class Phase(IntEnum):
+    """The decisions of an Elevenses game (a turn, then the steps of re-arranging and of each special action)."""
+
+    TURN = 0
+    REARRANGE_CARD = 1
+    REARRANGE_SLOT = 2
+    SWAP_1 = 3
+    SWAP_2 = 4
+    ADD = 5
+    MOVE_FROM = 6
+    MOVE_TO = 7
+    LOOK = 8
+    CLAIM = 9
+    PASS = 10
+    HAM_TARGET = 11
+    HAM_TAKE = 12
+    HAM_GIVE = 13
+    CAKES_TARGET = 14
+    CAKES_TAKE = 15
+    CAKES_GIVE = 16
+    CUCUMBER_1 = 17
+    CUCUMBER_2 = 18
+    LATE = 19
+    OVER = 20
+
+
+#: Plain-int aliases of :class:`Phase` for the hot paths (a state stores its phase as an int: an IntEnum member
+#: costs more to compare and index with).
 (
     TURN,
-    R_CARD,
-    R_SLOT,
+    REARRANGE_CARD,
+    REARRANGE_SLOT,
     SWAP_1,
     SWAP_2,
     ADD,
@@ -116,7 +146,7 @@ NUM_ACTIONS = PASS_TURN + 1
     CUCUMBER_2,
     LATE,
     OVER,
-) = range(21)
+) = (int(p) for p in Phase)
 PHASE_NAMES = (
     "turn: play a card or re-arrange",
     "re-arrange: which hand card",
@@ -207,18 +237,18 @@ class Options:
 # ----------------------------------------------------------------------------------------------- the state
 @dataclass
 class ElevensesState(Rules):
-    opts: Options
+    options: Options
     n: int
     mrs: bool  # Mrs Lansdowne at the table (2–4 players)
-    loc: list[int]  # per card id, its location code
+    location: list[int]  # per card id, its location code
     hands: list[list[int]]
     slots: list[list[int]]  # per seat, 8 face-down slots: card or -1 once that position is face up
-    up: list[list[int]]  # per seat, numbers 1–10: the face-up card or -1
-    know: list[int]  # per card, a bit per seat: the seat knows where the card is
+    face_up: list[list[int]]  # per seat, numbers 1–10: the face-up card or -1
+    knowers: list[int]  # per card, a bit per seat: the seat knows where the card is
     guests: list[int]
     revealed: list[bool]
     guilt: list[int]  # per Guilt card position (seats, then Mrs Lansdowne): 1 = Murderer
-    gk: list[bytearray]  # per seat, per position: 1 if the seat knows that card
+    guilt_known: list[bytearray]  # per seat, per position: 1 if the seat knows that card
     claims: list[list[int]]  # per looker, per position: NO_CLAIM / LOOKED_SILENT / SAID_*
     #: Per player, per position: the Guilt card there was swapped by that player (MOVED), off that player's own
     #: place (MOVED_OWN) -- public, and following the card through later swaps.
@@ -233,7 +263,7 @@ class ElevensesState(Rules):
     turn_seat: int = 0
     effect: int = 0  # the number whose special action is under way (0: none)
     rearranged: int = 0
-    r_card: int = -1
+    rearrange_card: int = -1
     first: int = -1  # the first plate / Guilt card chosen for a swap, or the plate a cube moves from
     cubes_left: int = 0
     moves_left: int = 0
@@ -272,15 +302,15 @@ class ElevensesState(Rules):
 
     def clone(self) -> ElevensesState:
         new = copy.copy(self)
-        new.loc = self.loc[:]
+        new.location = self.location[:]
         new.hands = [h[:] for h in self.hands]
         new.slots = [s[:] for s in self.slots]
-        new.up = [u[:] for u in self.up]
-        new.know = self.know[:]
+        new.face_up = [u[:] for u in self.face_up]
+        new.knowers = self.knowers[:]
         new.revealed = self.revealed[:]
         new.guests = self.guests[:]
         new.guilt = self.guilt[:]
-        new.gk = [k[:] for k in self.gk]
+        new.guilt_known = [k[:] for k in self.guilt_known]
         new.claims = [c[:] for c in self.claims]
         new.moved = [c[:] for c in self.moved]
         new.viewed = [c[:] for c in self.viewed]
@@ -307,14 +337,14 @@ class ElevensesState(Rules):
         return MRS if pos == self.n else (pos - decider) % self.n
 
     def face_up_count(self, seat: int) -> int:
-        return sum(c >= 0 for c in self.up[seat])
+        return sum(c >= 0 for c in self.face_up[seat])
 
     def guest_complete(self, seat: int, guest: int) -> bool:
         """Whether the three items of ``guest`` are face up in ``seat``'s spread."""
-        return all(self.up[seat][i - 1] >= 0 for i in GUESTS[guest])
+        return all(self.face_up[seat][i - 1] >= 0 for i in GUESTS[guest])
 
     def tea(self, seat: int) -> int:
-        return sum(TEASPOONS[number(c) - 1] for c in self.up[seat] if c >= 0) + GUEST_BONUS * self.revealed[seat]
+        return sum(TEASPOONS[number(c) - 1] for c in self.face_up[seat] if c >= 0) + GUEST_BONUS * self.revealed[seat]
 
     def _note(self, *event: Any) -> None:
         """Tell a listening encoder what changed (see ``log``)."""
@@ -329,26 +359,26 @@ class ElevensesState(Rules):
 
     def knows(self, seat: int, card: int) -> bool:
         """Whether ``seat`` knows where ``card`` is (its face, where it lies)."""
-        return bool(self.know[card] >> seat & 1)
+        return bool(self.knowers[card] >> seat & 1)
 
     def _learn(self, seat: int, cards: Sequence[int]) -> None:
         """``seat`` sees the faces of ``cards`` where they lie."""
         bit = 1 << seat
         for c in cards:
-            before = self.know[c]
+            before = self.knowers[c]
             if not before & bit:
-                self.know[c] = before | bit
+                self.knowers[c] = before | bit
                 if self.log is not None:
-                    self.log.append(("card", c, self.loc[c], self.loc[c], before, before | bit))
+                    self.log.append(("card", c, self.location[c], self.location[c], before, before | bit))
 
     def _move(self, moves: Sequence[tuple[int, int, Sequence[int]]]) -> None:
         """Move cards at once: ``(card, destination, seats that see its face)``. Everyone sees the backs; a seat
         that does not see the face keeps track of a card only if it can tell which card left (a slot holds one
         card; a hand with one card of that back) -- otherwise it loses track of every card of that back there."""
-        log, know = self.log, self.know
+        log, know = self.log, self.knowers
         before = [know[c] for c, _, _ in moves]
         for c, dest, seers in moves:
-            src = self.loc[c]
+            src = self.location[c]
             # From a hand to a hidden place: ambiguous to onlookers if the hand holds other cards of that back (the
             # hand's owner always knows what left; a card played face up is seen by all).
             if src < DOWN and dest < UP:
@@ -364,7 +394,7 @@ class ElevensesState(Rules):
                         if d != c and log is not None and know[d] != b:
                             log.append(("card", d, src, src, b, know[d]))
         for c, _, _ in moves:
-            src = self.loc[c]
+            src = self.location[c]
             if src < DOWN:
                 self.hands[src].remove(c)
             elif src < UP:
@@ -377,22 +407,22 @@ class ElevensesState(Rules):
                 k = dest - DOWN
                 self.slots[k // SLOTS][k % SLOTS] = c
             elif dest < CENTRE:
-                self.up[dest - UP][number(c) - 1] = c
+                self.face_up[dest - UP][number(c) - 1] = c
             if dest >= UP:
                 know[c] = (1 << self.n) - 1
             else:
                 for x in seers:
                     know[c] |= 1 << x
             if log is not None:
-                log.append(("card", c, self.loc[c], dest, b, know[c]))
-            self.loc[c] = dest
+                log.append(("card", c, self.location[c], dest, b, know[c]))
+            self.location[c] = dest
 
     # -------------------------------------------------------------------------------------- legality
     def playable(self, seat: int, card: int) -> bool:
         k = number(card)
         if k == ELEVENSES:
             return self.face_up_count(seat) >= ELEVENSES_NEEDS
-        return self.up[seat][k - 1] < 0
+        return self.face_up[seat][k - 1] < 0
 
     def _can_rearrange(self, seat: int) -> bool:
         if max(self.slots[seat]) < 0:  # no face-down card left
@@ -413,13 +443,13 @@ class ElevensesState(Rules):
                 acts.append(REARRANGE)
             if not acts:
                 acts.append(PASS_TURN)
-        elif p == R_CARD:
+        elif p == REARRANGE_CARD:
             for c in self.hands[s]:
                 if REARRANGE_ELEVENSES or number(c) != ELEVENSES:
                     acts.append(card_action(c, s, n))
             if self.rearranged:
                 acts.append(STOP)
-        elif p == R_SLOT:
+        elif p == REARRANGE_SLOT:
             acts = [SLOT_BASE + k for k, c in enumerate(self.slots[s]) if c >= 0]
         elif p in (SWAP_1, SWAP_2, ADD, LATE, MOVE_TO):
             first = -1 if p in (ADD, LATE) else self.first
@@ -450,138 +480,170 @@ class ElevensesState(Rules):
 
     # -------------------------------------------------------------------------------------- apply
     def play(self, action: int) -> list[float] | None:
-        p, s, n = self.phase, self.current, self.n
-        if p == TURN:
-            if action == REARRANGE:
-                self.phase = R_CARD
-                return None
-            if action == PASS_TURN:
-                return self._end_turn()
-            return self._play(s, action_card(action, s, n))
-        if p == R_CARD:
-            if action == STOP:
-                return self._end_turn()
-            self.r_card = action_card(action, s, n)
-            self.phase = R_SLOT
+        return _HANDLERS[self.phase](self, action)
+
+    # One handler per phase (``_HANDLERS``): ``action`` for the seat to decide, ``self.current``.
+    def _on_turn(self, action: int) -> list[float] | None:
+        if action == REARRANGE:
+            self.phase = REARRANGE_CARD
             return None
-        if p == R_SLOT:
-            k = action - SLOT_BASE
-            down = self.slots[s][k]
-            card = self.r_card
-            self._move([(card, DOWN + SLOTS * s + k, (s,)), (down, HAND + s, (s,))])
-            self.rearranged += 1
-            self.r_card = -1
-            if self.rearranged == 2:
-                return self._end_turn()
-            self.phase = R_CARD
-            return None
-        pos = self.seat_of((action - PLATE_BASE) % (MAX_PLAYERS + 1), s) if PLATE_BASE <= action < SEAT_BASE else -1
-        if p == SWAP_1:
-            if action == STOP:
-                return self._start_effect()
-            self.first, self.phase = pos, SWAP_2
-            return None
-        if p == SWAP_2:
-            a, b = self.first, pos
-            pa, pb = self.plates[a], self.plates[b]
-            self.plates[a], self.plates[b] = pb, pa
-            self._shift(s, a, pb - pa)
-            self._shift(s, b, pa - pb)
-            self.first = -1
-            self._note("cubes", s)
+        if action == PASS_TURN:
+            return self._end_turn()
+        return self._play(self.current, action_card(action, self.current, self.n))
+
+    def _on_rearrange_card(self, action: int) -> list[float] | None:
+        if action == STOP:
+            return self._end_turn()
+        self.rearrange_card = action_card(action, self.current, self.n)
+        self.phase = REARRANGE_SLOT
+        return None
+
+    def _on_rearrange_slot(self, action: int) -> list[float] | None:
+        s, k = self.current, action - SLOT_BASE
+        down = self.slots[s][k]
+        self._move([(self.rearrange_card, DOWN + SLOTS * s + k, (s,)), (down, HAND + s, (s,))])
+        self.rearranged += 1
+        self.rearrange_card = -1
+        if self.rearranged == 2:
+            return self._end_turn()
+        self.phase = REARRANGE_CARD
+        return None
+
+    def _plate_of(self, action: int) -> int:
+        """The rules position (a seat's plate, or Mrs Lansdowne's) that a plate action names."""
+        return self.seat_of((action - PLATE_BASE) % (MAX_PLAYERS + 1), self.current)
+
+    def _on_swap_1(self, action: int) -> list[float] | None:
+        if action == STOP:
             return self._start_effect()
-        if p in (ADD, LATE):
-            self.plates[pos] += 1
-            self._shift(s, pos, 1)
-            self._note("cubes", s)
-            if p == LATE:
-                self.late.pop(0)
-                if self.late:
-                    self.current = self.late[0]
-                    return None
-                return self._resolve()
-            self.bowl -= 1
-            self.cubes_left -= 1
-            if self.cubes_left and self.bowl:
-                return None
-            return self._end_turn()
-        if p == MOVE_FROM:
-            if action == STOP:
-                return self._end_turn()
-            self.first, self.phase = pos, MOVE_TO
+        self.first, self.phase = self._plate_of(action), SWAP_2
+        return None
+
+    def _on_swap_2(self, action: int) -> list[float] | None:
+        s, a, b = self.current, self.first, self._plate_of(action)
+        pa, pb = self.plates[a], self.plates[b]
+        self.plates[a], self.plates[b] = pb, pa
+        self._shift(s, a, pb - pa)
+        self._shift(s, b, pa - pb)
+        self.first = -1
+        self._note("cubes", s)
+        return self._start_effect()
+
+    def _on_add(self, action: int) -> list[float] | None:
+        self._add_cube(action)
+        self.bowl -= 1
+        self.cubes_left -= 1
+        if self.cubes_left and self.bowl:
             return None
-        if p == MOVE_TO:
-            a = self.first
-            self.plates[a] -= 1
-            self.plates[pos] += 1
-            self._shift(s, a, -1)
-            self._shift(s, pos, 1)
-            self.first = -1
-            self.moves_left -= 1
-            self._note("cubes", s)
-            if self.moves_left:
-                self.phase = MOVE_FROM
-                return None
+        return self._end_turn()
+
+    def _on_late(self, action: int) -> list[float] | None:
+        self._add_cube(action)
+        self.late.pop(0)
+        if self.late:
+            self.current = self.late[0]
+            return None
+        return self._resolve()
+
+    def _add_cube(self, action: int) -> None:
+        pos = self._plate_of(action)
+        self.plates[pos] += 1
+        self._shift(self.current, pos, 1)
+        self._note("cubes", self.current)
+
+    def _on_move_from(self, action: int) -> list[float] | None:
+        if action == STOP:
             return self._end_turn()
-        if p == LOOK:
-            self.looked = pos
-            self.gk[s][pos] = 1
-            self.claims[s][pos] = LOOKED_SILENT
-            self.phase = CLAIM
+        self.first, self.phase = self._plate_of(action), MOVE_TO
+        return None
+
+    def _on_move_to(self, action: int) -> list[float] | None:
+        s, a, pos = self.current, self.first, self._plate_of(action)
+        self.plates[a] -= 1
+        self.plates[pos] += 1
+        self._shift(s, a, -1)
+        self._shift(s, pos, 1)
+        self.first = -1
+        self.moves_left -= 1
+        self._note("cubes", s)
+        if self.moves_left:
+            self.phase = MOVE_FROM
+            return None
+        return self._end_turn()
+
+    def _on_look(self, action: int) -> list[float] | None:
+        s, pos = self.current, self._plate_of(action)
+        self.looked = pos
+        self.guilt_known[s][pos] = 1
+        self.claims[s][pos] = LOOKED_SILENT
+        self.phase = CLAIM
+        self._note("guilt")
+        return None
+
+    def _on_claim(self, action: int) -> list[float] | None:
+        if action != SILENT:
+            self.claims[self.current][self.looked] = SAID_MURDERER if action == CLAIM_MURDERER else SAID_INNOCENT
             self._note("guilt")
+        self.looked = -1
+        return self._end_turn()
+
+    def _on_cucumber_1(self, action: int) -> list[float] | None:
+        self.first, self.phase = self._plate_of(action), CUCUMBER_2
+        return None
+
+    def _on_cucumber_2(self, action: int) -> list[float] | None:
+        s, a, b = self.current, self.first, self._plate_of(action)
+        self.guilt[a], self.guilt[b] = self.guilt[b], self.guilt[a]
+        for row in (*self.guilt_known, *self.claims, *self.moved):
+            row[a], row[b] = row[b], row[a]
+        for x, y in ((a, b), (b, a)):  # the card that left the player's own place is now at the other one
+            self.moved[s][y] = MOVED_OWN if x == s else max(self.moved[s][y], MOVED)
+        self.first = -1
+        self._note("guilt")
+        return self._end_turn()
+
+    def _on_pass(self, action: int) -> list[float] | None:
+        s = self.current
+        self.pass_choice[s] = action_card(action, s, self.n)
+        i = self.passers.index(s) + 1
+        if i < len(self.passers):
+            self.current = self.passers[i]
             return None
-        if p == CLAIM:
-            if action != SILENT:
-                self.claims[s][self.looked] = SAID_MURDERER if action == CLAIM_MURDERER else SAID_INNOCENT
-                self._note("guilt")
-            self.looked = -1
+        return self._resolve_passing()
+
+    def _on_target(self, action: int) -> list[float] | None:
+        s, ham = self.current, self.phase == HAM_TARGET
+        t = (s + action - SEAT_BASE + 1) % self.n
+        self.target = t
+        shown, decider = (t, s) if ham else (s, t)
+        self._learn(decider, self.hands[shown])
+        self.viewed[decider][shown] += 1
+        self._note("guilt")
+        # Always a take decision, even when nothing may be taken (then only "take nothing" is legal): ending the
+        # action early would tell the table that a hand holds nothing but the 11.
+        self.phase = HAM_TAKE if ham else CAKES_TAKE
+        self.current = decider
+        return None
+
+    def _on_take(self, action: int) -> list[float] | None:
+        if action == STOP:
             return self._end_turn()
-        if p == CUCUMBER_1:
-            self.first, self.phase = pos, CUCUMBER_2
-            return None
-        if p == CUCUMBER_2:
-            a, b = self.first, pos
-            self.guilt[a], self.guilt[b] = self.guilt[b], self.guilt[a]
-            for row in (*self.gk, *self.claims, *self.moved):
-                row[a], row[b] = row[b], row[a]
-            for x, y in ((a, b), (b, a)):  # the card that left the player's own place is now at the other one
-                self.moved[s][y] = MOVED_OWN if x == s else max(self.moved[s][y], MOVED)
-            self.first = -1
-            self._note("guilt")
-            return self._end_turn()
-        if p == PASS:
-            self.pass_choice[s] = action_card(action, s, n)
-            i = self.passers.index(s) + 1
-            if i < len(self.passers):
-                self.current = self.passers[i]
-                return None
-            return self._resolve_passing()
-        if p in (HAM_TARGET, CAKES_TARGET):
-            t = (s + action - SEAT_BASE + 1) % n
-            self.target = t
-            shown, decider = (t, s) if p == HAM_TARGET else (s, t)
-            self._learn(decider, self.hands[shown])
-            self.viewed[decider][shown] += 1
-            self._note("guilt")
-            # Always a take decision, even when nothing may be taken (then only "take nothing" is legal): ending the
-            # action early would tell the table that a hand holds nothing but the 11.
-            self.phase = HAM_TAKE if p == HAM_TARGET else CAKES_TAKE
-            self.current = decider
-            return None
-        if p in (HAM_TAKE, CAKES_TAKE):
-            if action == STOP:
-                return self._end_turn()
-            other = self.target if p == HAM_TAKE else self.turn_seat
-            card = action_card(action, s, n)
-            self._move([(card, HAND + s, (s, other))])
-            self.taken = card
-            self.phase = HAM_GIVE if p == HAM_TAKE else CAKES_GIVE
-            return None
-        if p in (HAM_GIVE, CAKES_GIVE):
-            other = self.target if p == HAM_GIVE else self.turn_seat
-            self._move([(action_card(action, s, n), HAND + other, (s, other))])
-            return self._end_turn()
-        raise AssertionError(f"unknown phase {p}")
+        s, ham = self.current, self.phase == HAM_TAKE
+        other = self.target if ham else self.turn_seat
+        card = action_card(action, s, self.n)
+        self._move([(card, HAND + s, (s, other))])
+        self.taken = card
+        self.phase = HAM_GIVE if ham else CAKES_GIVE
+        return None
+
+    def _on_give(self, action: int) -> list[float] | None:
+        s = self.current
+        other = self.target if self.phase == HAM_GIVE else self.turn_seat
+        self._move([(action_card(action, s, self.n), HAND + other, (s, other))])
+        return self._end_turn()
+
+    def _on_over(self, action: int) -> list[float] | None:
+        raise ValueError("the game is over: no action is legal")
 
     def _play(self, s: int, card: int) -> list[float] | None:
         k = number(card)
@@ -653,9 +715,9 @@ class ElevensesState(Rules):
     def _end_turn(self) -> list[float] | None:
         self.effect = 0
         self.rearranged = 0
-        self.r_card = self.first = self.target = self.taken = self.looked = -1
+        self.rearrange_card = self.first = self.target = self.taken = self.looked = -1
         self.turns += 1
-        if self.turns >= self.opts.max_turns:
+        if self.turns >= self.options.max_turns:
             self.truncated = True
             self.phase = OVER
             return [0.0] * self.n
@@ -722,6 +784,35 @@ class ElevensesState(Rules):
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}
 
 
+#: The handler of each phase, indexed by :class:`Phase`.
+_HANDLERS: tuple[Callable[[ElevensesState, int], list[float] | None], ...] = tuple(
+    {
+        TURN: ElevensesState._on_turn,
+        REARRANGE_CARD: ElevensesState._on_rearrange_card,
+        REARRANGE_SLOT: ElevensesState._on_rearrange_slot,
+        SWAP_1: ElevensesState._on_swap_1,
+        SWAP_2: ElevensesState._on_swap_2,
+        ADD: ElevensesState._on_add,
+        MOVE_FROM: ElevensesState._on_move_from,
+        MOVE_TO: ElevensesState._on_move_to,
+        LOOK: ElevensesState._on_look,
+        CLAIM: ElevensesState._on_claim,
+        PASS: ElevensesState._on_pass,
+        HAM_TARGET: ElevensesState._on_target,
+        HAM_TAKE: ElevensesState._on_take,
+        HAM_GIVE: ElevensesState._on_give,
+        CAKES_TARGET: ElevensesState._on_target,
+        CAKES_TAKE: ElevensesState._on_take,
+        CAKES_GIVE: ElevensesState._on_give,
+        CUCUMBER_1: ElevensesState._on_cucumber_1,
+        CUCUMBER_2: ElevensesState._on_cucumber_2,
+        LATE: ElevensesState._on_late,
+        OVER: ElevensesState._on_over,
+    }[p]
+    for p in range(len(Phase))
+)
+
+
 def _mask(actions: list[int]) -> np.ndarray:
     """The read-only mask of ``actions``, shared between states with the same legal actions."""
     key = tuple(actions)  # the rules list actions in a fixed order for a given state: no need to sort
@@ -742,18 +833,18 @@ def _blank(opts: Options) -> ElevensesState:
     mrs = n < MAX_PLAYERS
     p = n + mrs
     return ElevensesState(
-        opts=opts,
+        options=opts,
         n=n,
         mrs=mrs,
-        loc=[NOWHERE] * NUM_CARDS,
+        location=[NOWHERE] * NUM_CARDS,
         hands=[[] for _ in range(n)],
         slots=[[-1] * SLOTS for _ in range(n)],
-        up=[[-1] * (NUMBERS - 1) for _ in range(n)],
-        know=[0] * NUM_CARDS,
+        face_up=[[-1] * (NUMBERS - 1) for _ in range(n)],
+        knowers=[0] * NUM_CARDS,
         guests=[0] * n,
         revealed=[False] * n,
         guilt=[0] * p,
-        gk=[bytearray(p) for _ in range(n)],
+        guilt_known=[bytearray(p) for _ in range(n)],
         claims=[[NO_CLAIM] * p for _ in range(n)],
         moved=[[0] * p for _ in range(n)],
         viewed=[[0] * n for _ in range(n)],
@@ -766,7 +857,7 @@ def _blank(opts: Options) -> ElevensesState:
 
 
 def _start_cubes(g: ElevensesState) -> None:
-    first = g.opts.start_seat
+    first = g.options.start_seat
     for i in range(g.n):
         g.plates[(first + i) % g.n] = START_CUBES[min(i, 2)]
     if g.mrs:
@@ -783,16 +874,16 @@ def deal(opts: Options, rng: np.random.Generator) -> ElevensesState:
         cards = [s * NUMBERS + int(i) for i in rng.permutation(NUMBERS)]
         for k in range(SLOTS):
             g.slots[s][k] = cards[k]
-            g.loc[cards[k]] = DOWN + SLOTS * s + k
+            g.location[cards[k]] = DOWN + SLOTS * s + k
         g.hands[s] = cards[SLOTS:]
         for c in g.hands[s]:
-            g.loc[c] = HAND + s
-            g.know[c] = 1 << s
+            g.location[c] = HAND + s
+            g.knowers[c] = 1 << s
     g.guests = [int(x) for x in rng.permutation(len(GUESTS))[:n]]
     deck = [1] * murderers(n) + [0] * (g.positions - murderers(n))
     g.guilt = [deck[int(i)] for i in rng.permutation(len(deck))]
     for s in range(n):
-        g.gk[s][s] = 1  # each player looks at their own card once, at set-up
+        g.guilt_known[s][s] = 1  # each player looks at their own card once, at set-up
     _start_cubes(g)
     return g
 
@@ -822,37 +913,37 @@ def position(
     for s in range(n):
         for c in up[s]:
             k = number(c)
-            if k == ELEVENSES or g.up[s][k - 1] >= 0:
+            if k == ELEVENSES or g.face_up[s][k - 1] >= 0:
                 raise ValueError(f"position: seat {s} cannot have {card_name(c)} face up")
-            g.up[s][k - 1], g.loc[c] = c, UP + s
+            g.face_up[s][k - 1], g.location[c] = c, UP + s
             placed.add(c)
         for c in hands[s]:
             g.hands[s].append(c)
-            g.loc[c] = HAND + s
+            g.location[c] = HAND + s
             placed.add(c)
     for s in range(n):
-        free = [k for k in range(SLOTS) if g.up[s][k + 1] < 0]
+        free = [k for k in range(SLOTS) if g.face_up[s][k + 1] < 0]
         rest = [c for c in range(s * NUMBERS, (s + 1) * NUMBERS) if c not in placed]
         # another seat's cards held here leave room in this seat's spread for this seat's own extra cards
         if len(rest) != len(free):
             raise ValueError(f"position: seat {s} has {len(rest)} cards left for {len(free)} face-down slots")
         for k, c in zip(free, rest, strict=True):
-            g.slots[s][k], g.loc[c] = c, DOWN + SLOTS * s + k
+            g.slots[s][k], g.location[c] = c, DOWN + SLOTS * s + k
     if len(placed) + sum(c >= 0 for row in g.slots for c in row) != n * NUMBERS:
         raise ValueError("position: every card must be in exactly one place")
     for s in range(n):
         for c in g.hands[s]:
-            g.know[c] |= 1 << s
-        for c in g.up[s]:
+            g.knowers[c] |= 1 << s
+        for c in g.face_up[s]:
             if c >= 0:
-                g.know[c] = (1 << n) - 1
+                g.knowers[c] = (1 << n) - 1
     g.guests = list(guests) if guests is not None else list(range(n))
     g.revealed = list(revealed) if revealed is not None else [False] * n
     g.guilt = list(guilt) if guilt is not None else [1] + [0] * (g.positions - 1)
     if len(g.guilt) != g.positions or sum(g.guilt) != murderers(n):
         raise ValueError(f"position: {g.positions} Guilt cards with {murderers(n)} Murderer(s) expected")
     for s in range(n):
-        g.gk[s][s] = 1
+        g.guilt_known[s][s] = 1
     _start_cubes(g)
     if plates is not None:
         if len(plates) != g.positions:
@@ -910,10 +1001,10 @@ def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: boo
     new = g.clone()
     n = g.n
     for x in range(n if cards else 0):
-        free = [c for c in range(x * NUMBERS, (x + 1) * NUMBERS) if not g.know[c] >> seat & 1 and g.loc[c] < UP]
+        free = [c for c in range(x * NUMBERS, (x + 1) * NUMBERS) if not g.knowers[c] >> seat & 1 and g.location[c] < UP]
         if len(free) < 2:
             continue
-        places = [g.loc[c] for c in free]
+        places = [g.location[c] for c in free]
         eleven = x * NUMBERS + ELEVENSES - 1
         order = [free[i] for i in rng.permutation(len(free))]
         if eleven in free:
@@ -929,19 +1020,19 @@ def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: boo
             order.insert(i, eleven)
         mapping = dict(zip(free, order, strict=True))  # the card at old card's place is now mapping[old]
         for old, c in mapping.items():
-            where = g.loc[old]
-            new.loc[c] = where
+            where = g.location[old]
+            new.location[c] = where
             if where < DOWN:
                 new.hands[where][g.hands[where].index(old)] = c
             else:
                 k = where - DOWN
                 new.slots[k // SLOTS][k % SLOTS] = c
-            new.know[c] = g.know[old]  # ``seat`` knows neither: the others' knowledge follows the place
+            new.knowers[c] = g.knowers[old]  # ``seat`` knows neither: the others' knowledge follows the place
         new.pass_choice = [mapping.get(c, c) for c in new.pass_choice]
         if g.taken in mapping:
             new.taken = mapping[g.taken]
-        if g.r_card in mapping:
-            new.r_card = mapping[g.r_card]
+        if g.rearrange_card in mapping:
+            new.rearrange_card = mapping[g.rearrange_card]
     # Guests.
     hidden = [s for s in range(n) if s != seat and not g.revealed[s]]
     if hidden:
@@ -953,7 +1044,7 @@ def _resample(g: ElevensesState, seat: int, rng: np.random.Generator, cards: boo
                     new.guests[s] = x
                 break
     # Guilt cards.
-    unseen = [p for p in range(g.positions) if not g.gk[seat][p]]
+    unseen = [p for p in range(g.positions) if not g.guilt_known[seat][p]]
     murderers = sum(g.guilt[p] for p in unseen)
     chosen = set(int(i) for i in rng.permutation(len(unseen))[:murderers])
     for i, p in enumerate(unseen):

@@ -137,7 +137,7 @@ def _gather_index(max_piles: int, observer: int, n: int) -> np.ndarray:
     )
 
 
-class GoesToElevenEnv(GameEnv[R.ElevenState]):
+class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
     """PettingZoo AEC environment for This Game Goes to Eleven (see ``parlour.envs.goes_to_eleven_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("goes_to_eleven_v0")
@@ -199,10 +199,10 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         self._shown_base = tuple(self._i[k] for k in ("phase", "to_act", "eleven_player", "pending", "pick_holder"))
 
     # ------------------------------------------------------------------------------------------ rules
-    def _deal(self, rng: np.random.Generator) -> R.ElevenState:
+    def _deal(self, rng: np.random.Generator) -> R.GoesToElevenState:
         return R.deal(self.rules_options, rng)
 
-    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.ElevenState:
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.GoesToElevenState:
         g = self.game.clone()
         others = [s for s in range(g.n) if s != seat]
         pool = [k for s in others for k in range(K) for _ in range(g.hands[s][k])] + g.draw
@@ -217,7 +217,7 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         return g
 
     # ------------------------------------------------------------------------------------------ encoding
-    def _pile_fields(self, lay: Layout, v: np.ndarray, g: R.ElevenState) -> None:
+    def _pile_fields(self, lay: Layout, v: np.ndarray, g: R.GoesToElevenState) -> None:
         for j, top in enumerate(g.pile_top):
             if top >= 0:
                 lay.view(v, "pile_present")[j] = 1
@@ -233,13 +233,13 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         lay.view(v, "draw_size")[0] = len(g.draw) * self._deck_scale
         lay.view(v, "phase")[g.phase] = 1
 
-    def _seat_fields(self, lay: Layout, v: np.ndarray, g: R.ElevenState, order: list[int]) -> None:
+    def _seat_fields(self, lay: Layout, v: np.ndarray, g: R.GoesToElevenState, order: list[int]) -> None:
         """The per-seat public fields, row ``k`` showing seat ``order[k]`` (relative or absolute seats)."""
         n = len(order)
         lay.view(v, "collected")[:n] = np.array(g.collected)[order] * self._deck_scale
         lay.view(v, "hand_size")[:n] = np.array(g.hand_size)[order] * self._third
         row = {s: k for k, s in enumerate(order)}
-        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_seat), ("pick_holder", g.pick)):
+        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_player), ("pick_holder", g.pick)):
             if who >= 0:
                 lay.view(v, name)[row[who]] = 1
 
@@ -282,7 +282,7 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
         self._shown = [
             g.phase,
             g.current_player,
-            g.eleven_seat,
+            g.eleven_player,
             g.pending,
             g.pick,
             int(g.new_pile or not g.occupied),
@@ -342,7 +342,7 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
             v[self._i_collected + receiver] = g.collected[receiver] * self._deck_scale
         # One-hot public fields: phase, to_act, eleven_player, pending, pick_holder (-1: none shown).
         for k, (base, now) in enumerate(
-            zip(self._shown_base, (g.phase, g.current_player, g.eleven_seat, g.pending, g.pick), strict=True)
+            zip(self._shown_base, (g.phase, g.current_player, g.eleven_player, g.pending, g.pick), strict=True)
         ):
             was = shown[k]
             if now != was:
@@ -401,7 +401,7 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
             marks = (" [pick]" if g.pick == s else "") + (" <- to decide" if g.current_player == s else "")
             lines.append(f"player_{s}: collected {g.collected[s]}; hand: {hand}{marks}")
         if g.phase == R.ANSWER:
-            lines.append(f"player_{g.eleven_seat} played an Eleven; player_{g.current} may answer with Quiet!")
+            lines.append(f"player_{g.eleven_player} played an Eleven; player_{g.current} may answer with Quiet!")
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------------------------ audit & end
@@ -421,7 +421,7 @@ class GoesToElevenEnv(GameEnv[R.ElevenState]):
             g.turn_seat,
             g.new_pile,
             g.pending,
-            g.eleven_seat,
+            g.eleven_player,
             g.asking,
             g.pick,
         )

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,19 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DEFAULT_MAX_PILES = 12
 MAX_PILES_LIMIT = 40
 
-PLAY, GIVE, ANSWER, OVER = range(4)
+
+class Phase(IntEnum):
+    """The phases of a Goes to Eleven game: a turn, giving away a pile at 11, answering an Eleven, the end."""
+
+    PLAY = 0
+    GIVE = 1
+    ANSWER = 2
+    OVER = 3
+
+
+#: Plain-int aliases of :class:`Phase` for the hot paths (a state stores its phase as an int: an IntEnum member
+#: costs more to compare and index with).
+PLAY, GIVE, ANSWER, OVER = (int(p) for p in Phase)
 PHASE_NAMES = ("play", "give", "answer", "over")
 
 #: ``win``: at the end +1 to every seat with the fewest collected cards (ties share the win) and −1 to every
@@ -147,10 +160,10 @@ def give_base(max_piles: int) -> int:
 
 # ----------------------------------------------------------------------------------------------- the state
 @dataclass
-class ElevenState(Rules):
+class GoesToElevenState(Rules):
     """A game of This Game Goes to Eleven. Mutated in place by :meth:`apply` (written for speed: plain lists)."""
 
-    opts: Options
+    options: Options
     n: int
     hands: list[list[int]]  # per seat, cards of each kind
     hand_bits: list[int]  # per seat, the set of kinds held
@@ -168,7 +181,7 @@ class ElevenState(Rules):
     turn_seat: int = 0  # the seat whose turn it is
     new_pile: bool = False  # a pile has just left the table: this turn may start a new pile
     pending: int = -1  # the slot of the pile at 11 awaiting an answer or a receiver
-    eleven_seat: int = -1  # who played the Eleven being answered
+    eleven_player: int = -1  # who played the Eleven being answered
     asking: list[int] | None = None  # seats still to be asked whether to answer, in order
     pick: int = -1  # the guitar pick's holder (Pick On Me)
     turns: int = 0
@@ -185,7 +198,7 @@ class ElevenState(Rules):
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
-    def clone(self) -> ElevenState:
+    def clone(self) -> GoesToElevenState:
         new = copy.copy(self)
         new.hands = [h[:] for h in self.hands]
         new.hand_bits = self.hand_bits[:]
@@ -212,7 +225,7 @@ class ElevenState(Rules):
             tops |= _TOP_BIT[codes[j]]
         new_bits = 0
         piles = len(self.occupied)
-        if piles < self.opts.max_piles:
+        if piles < self.options.max_piles:
             # A new pile: right after a pile left (or with none on the table) any card; else only a split.
             new_bits = h if (self.new_pile or piles == 0) else h & tops
         if new_bits or any(normal):
@@ -233,7 +246,7 @@ class ElevenState(Rules):
             # The common case, kept fast: write the blocks of the piles on the table into a zero buffer.
             h = self.hand_bits[self.current]
             codes = self.pile_code
-            mp = self.opts.max_piles
+            mp = self.options.max_piles
             buf = bytearray(_ZEROS[mp])
             found = 0
             tops = 0
@@ -258,10 +271,10 @@ class ElevenState(Rules):
                 return np.frombuffer(body + _BLOCK[new_bits] + _TAIL, np.int8)
             return np.frombuffer(bytes(buf), np.int8)  # read-only
         if phase == GIVE:
-            return _GIVE_MASKS[self.opts.max_piles][self.n]
+            return _GIVE_MASKS[self.options.max_piles][self.n]
         if phase == ANSWER:
-            return _ANSWER_MASKS[self.opts.max_piles][self.hands[self.current][QUIET] > 0]
-        return _NONE_MASKS[self.opts.max_piles]
+            return _ANSWER_MASKS[self.options.max_piles][self.hands[self.current][QUIET] > 0]
+        return _NONE_MASKS[self.options.max_piles]
 
     # ------------------------------------------------------------------------------------------ moves
     def play(self, action: int) -> list[float] | None:
@@ -270,7 +283,7 @@ class ElevenState(Rules):
         phase = self.phase
         if phase == PLAY:
             return self._play(action)
-        gb = give_base(self.opts.max_piles)
+        gb = give_base(self.options.max_piles)
         if phase == GIVE:
             return self._collect((self.current + action - gb + 1) % self.n)
         if action == gb + MAX_PLAYERS:  # answering an Eleven with Quiet!
@@ -279,7 +292,7 @@ class ElevenState(Rules):
             self.played[QUIET] += 1
             self.pile_size[self.pending] += 1
             self.pile_top[self.pending] = QUIET
-            return self._collect(self.eleven_seat)
+            return self._collect(self.eleven_player)
         return self._ask_next()
 
     def _take_from_hand(self, seat: int, kind: int) -> None:
@@ -302,7 +315,7 @@ class ElevenState(Rules):
         self.new_pile = False
         self._take_from_hand(seat, kind)
         self.played[kind] += 1
-        if target == self.opts.max_piles:
+        if target == self.options.max_piles:
             slot = self.pile_top.index(-1)  # the lowest free slot
             self.occupied.append(slot)
             value = TARGET if kind == ELEVEN else kind + 1 if kind < NUM_NUMBERS else 0
@@ -324,7 +337,7 @@ class ElevenState(Rules):
             # Ask every other seat with cards, clockwise: asking only Quiet! holders would tell the table who
             # holds one; a seat without a Quiet! can only let the Eleven stand.
             n = self.n
-            self.eleven_seat = seat
+            self.eleven_player = seat
             self.asking = [s for s in ((seat + k) % n for k in range(1, n)) if self.hand_size[s] > 0]
             return self._ask_next()
         return self._made_eleven()
@@ -340,7 +353,7 @@ class ElevenState(Rules):
 
     def _made_eleven(self) -> list[float] | None:
         """A pile stands at 11 unanswered: its player gives it away (or, Pick On Me, the pick's holder takes it)."""
-        if self.opts.pick_on_me:
+        if self.options.pick_on_me:
             holder = self.pick
             self.pick = (holder + 1) % self.n
             return self._collect(holder)
@@ -360,10 +373,10 @@ class ElevenState(Rules):
         self.pile_code[slot] = EMPTY
         self.occupied.remove(slot)
         self.pending = -1
-        self.eleven_seat = -1
+        self.eleven_player = -1
         self.asking = None
         self.new_pile = True
-        mode = self.opts.reward
+        mode = self.options.reward
         rewards: list[float] | None = None
         if mode != "win":
             rewards = [0.0] * self.n
@@ -391,7 +404,7 @@ class ElevenState(Rules):
         """Nobody has a card left (the draw pile is out too): the game is over."""
         self.phase = OVER
         self.current = -1
-        if self.opts.reward == "win":
+        if self.options.reward == "win":
             best = min(self.collected)
             return [1.0 if c == best else -1.0 for c in self.collected]
         return None
@@ -419,7 +432,7 @@ class ElevenState(Rules):
     def unseen(self, seat: int) -> list[int]:
         """Cards of each kind that ``seat`` has not seen: in other hands and the draw pile."""
         own = self.hands[seat]
-        return [d - p - h for d, p, h in zip(self.opts.deck, self.played, own, strict=True)]
+        return [d - p - h for d, p, h in zip(self.options.deck, self.played, own, strict=True)]
 
 
 # ----------------------------------------------------------------------------------------------- static masks
@@ -467,7 +480,7 @@ def quiet_action(max_piles: int) -> int:
 
 
 # ----------------------------------------------------------------------------------------------- the deal
-def deal(opts: Options, rng: np.random.Generator) -> ElevenState:
+def deal(opts: Options, rng: np.random.Generator) -> GoesToElevenState:
     """Shuffle, deal three cards each, and turn up the first pile (covering any special card, per the rulings)."""
     _static_masks(opts.max_piles)
     n, mp = opts.num_players, opts.max_piles
@@ -491,8 +504,8 @@ def deal(opts: Options, rng: np.random.Generator) -> ElevenState:
     pile_value, pile_top, pile_size, pile_code = [0] * mp, [-1] * mp, [0] * mp, [EMPTY] * mp
     pile_value[0], pile_top[0], pile_size[0], pile_code[0] = value, top, size, value * NUM_KINDS + top
     start = opts.start_seat
-    return ElevenState(
-        opts=opts,
+    return GoesToElevenState(
+        options=opts,
         n=n,
         hands=hands,
         hand_bits=[sum(1 << k for k in range(NUM_KINDS) if h[k]) for h in hands],
@@ -520,7 +533,7 @@ def position(
     current: int = 0,
     new_pile: bool = False,
     pick: int | None = None,
-) -> ElevenState:
+) -> GoesToElevenState:
     """A state set up by hand, for tests, puzzles and analysis; ``current`` is to play.
 
     ``hands``: each seat's cards (kinds); ``piles``: each pile's cards bottom to top, in slots 0, 1, …;
@@ -561,8 +574,8 @@ def position(
         if v >= TARGET:
             raise ValueError(f"position: pile {j} is worth {v}; piles on the table are worth less than {TARGET}")
         value[j], top[j], size[j], code[j] = v, cards[-1], len(cards), v * NUM_KINDS + cards[-1]
-    state = ElevenState(
-        opts=opts,
+    state = GoesToElevenState(
+        options=opts,
         n=n,
         hands=counts,
         hand_bits=[sum(1 << k for k in range(NUM_KINDS) if h[k]) for h in counts],

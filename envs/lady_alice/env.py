@@ -323,7 +323,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         rewards = g.play(action)
         shown = self._shown
         # The commonest steps first: the next clue of a suspicion or accusation, the clue of a counter.
-        if phase == g.phase and phase in (R.SUSPECT, R.ACCUSE_PHASE) and len(g.history) == records:
+        if phase == g.phase and phase in (R.SUSPECT, R.ACCUSING) and len(g.history) == records:
             if action < C:
                 v[i["partial"] + action] = 1
                 shown["partial"].add(action)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from enum import IntEnum
 from itertools import product
 from typing import Any
 
@@ -64,7 +65,20 @@ ACCUSE = PASS + 1
 MISSING_BASE = ACCUSE + 1
 NUM_ACTIONS = MISSING_BASE + NUM_CATEGORIES
 
-SUSPECT, DEDUCE, PLACE, ACCUSE_PHASE, OVER = range(5)
+
+class Phase(IntEnum):
+    """The phases of a Lady Alice game: a suspicion, deductions, a counter's value, an accusation, the end."""
+
+    SUSPECT = 0
+    DEDUCE = 1
+    PLACE = 2
+    ACCUSING = 3
+    OVER = 4
+
+
+#: Plain-int aliases of :class:`Phase` for the hot paths (a state stores its phase as an int: an IntEnum member
+#: costs more to compare and index with).
+SUSPECT, DEDUCE, PLACE, ACCUSING, OVER = (int(p) for p in Phase)
 PHASE_NAMES = ("suspicion", "deductions", "counter value", "accusation", "over")
 REWARD_MODES = ("win", "score")
 
@@ -185,7 +199,7 @@ class Record:
 
 @dataclass
 class LadyAliceState(Rules):
-    opts: Options
+    options: Options
     n: int
     solution: tuple[int, ...]
     special: int  # the hidden category: doubled (5 players), missing (3 players), -1 (4 players)
@@ -308,7 +322,7 @@ class LadyAliceState(Rules):
         if phase == PLACE:
             left = self.left[self.current]
             return _PLACE_MASKS[(left[0] > 0, left[1] > 0, left[2] > 0)]
-        if phase == ACCUSE_PHASE:
+        if phase == ACCUSING:
             if self.n == 3 and self.missing < 0:
                 return _MASKS["missing"]
             return _CATEGORY_MASKS[self._accusation_category()]
@@ -338,7 +352,7 @@ class LadyAliceState(Rules):
             if action == PASS:
                 self.passed.append(self.current)
                 return self._next_deducer()
-            self.phase = ACCUSE_PHASE
+            self.phase = ACCUSING
             self.partial = []
             self.missing = -1
             return None
@@ -348,7 +362,7 @@ class LadyAliceState(Rules):
             self.phase = DEDUCE
             self.passed = []  # a placement breaks the sequence of passes
             return self._next_deducer()
-        # ACCUSE_PHASE
+        # ACCUSING
         if action >= MISSING_BASE:
             self.missing = action - MISSING_BASE
             return None
@@ -398,7 +412,7 @@ class LadyAliceState(Rules):
         return None
 
     def _new_round(self) -> list[float] | None:
-        if self.rounds >= self.opts.max_rounds:
+        if self.rounds >= self.options.max_rounds:
             self.truncated = True
             return self._end()
         self.holder = self.next_active(self.holder)
@@ -466,7 +480,7 @@ class LadyAliceState(Rules):
             best = max(self.scores[s] for s in active)
             tied = [s for s in active if self.scores[s] == best]
             self.winners = [self.accuser] if self.accuser in tied else tied
-        if self.opts.reward == "score":
+        if self.options.reward == "score":
             return [float(x) for x in self.scores]
         return [1.0 if s in self.winners else -1.0 for s in range(self.n)]
 
@@ -529,7 +543,7 @@ def deal(opts: Options, rng: np.random.Generator) -> LadyAliceState:
     evidence = [solution[int(i)] for i in rng.permutation(len(solution))]
     start = opts.start_seat
     return LadyAliceState(
-        opts=opts,
+        options=opts,
         n=n,
         solution=tuple(sorted(solution)),
         special=special,

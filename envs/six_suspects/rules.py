@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import IntEnum
 from itertools import permutations
 from math import factorial
 from typing import Any
@@ -51,9 +52,22 @@ LOOP_VALUE_HALVES = 0
 ANNOUNCE_AFTER_TURNS = 4
 #: If nobody has announced once every player has taken this many turns, the table announces (ruling, choice).
 DEFAULT_TABLE_ANNOUNCEMENT_TURNS = 12
+
+
 #: The hidden vote is taken one seat at a time, clockwise from the seat left of the announcer (ruling: the
 #: "simultaneous" vote is sequential and nobody sees another's vote before all have voted).
-PEEK, LAST_TURNS, VOTE, OVER = range(4)
+class Phase(IntEnum):
+    """The phases of a 6 Suspects game."""
+
+    PEEK = 0
+    LAST_TURNS = 1
+    VOTE = 2
+    OVER = 3
+
+
+#: Plain-int aliases of :class:`Phase` for the hot paths (a state stores its phase as an int: an IntEnum member
+#: costs more to compare and index with).
+PEEK, LAST_TURNS, VOTE, OVER = (int(p) for p in Phase)
 PHASE_NAMES = ("peek", "last turns", "vote", "over")
 #: ``announcer`` value when the table announced because of the turn cap.
 TABLE = -2
