@@ -39,7 +39,6 @@ def test_match_prints_a_results_table(capsys: pytest.CaptureFixture[str], tmp_pa
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["match", "chess_v0"], f"unknown environment 'chess_v0'; available: {sorted(ENVIRONMENTS)}"),
         (
             ["match", "--bots", "random,genius"],
             "unknown policy 'genius' for six_suspects_v0: expected one of ['random'",
@@ -50,6 +49,35 @@ def test_match_prints_a_results_table(capsys: pytest.CaptureFixture[str], tmp_pa
 def test_match_errors_are_clear(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["match", "chess_v0"],
+        ["evaluate", "chess_v0", "--policies", "random"],
+        ["benchmark", "chess_v0", "random"],
+        ["play", "chess_v0"],
+        ["list", "chess_v0"],
+        ["baselines", "chess_v0"],
+        ["baselines", "--game", "chess_v0"],
+        ["bench", "six_suspects_v0", "chess_v0"],
+    ],
+)
+def test_every_command_refuses_an_unknown_env_alike(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert f"unknown environment 'chess_v0'; available: {sorted(ENVIRONMENTS)}" in capsys.readouterr().err
+
+
+def test_bench_and_baselines_take_env_ids_as_arguments() -> None:
+    from parlour.training.cli import _chosen_envs, build_parser
+
+    parse = build_parser().parse_args
+    assert _chosen_envs(parse(["bench", "lady_alice_v0", "elevenses_v0"])) == ["lady_alice_v0", "elevenses_v0"]
+    assert _chosen_envs(parse(["baselines", "--game", "lady_alice_v0", "--jobs", "1"])) == ["lady_alice_v0"]
+    assert _chosen_envs(parse(["baselines"])) is None
 
 
 def test_bench_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,7 +101,6 @@ def test_version_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert "  trained: lady_alice_ppo (4 players; " in out
     assert main(["list", "lady_alice_v0"]) == 0
     assert "3-5 players, default 4" in capsys.readouterr().out
-    assert main(["list", "chess_v0"]) == 2
 
 
 @pytest.mark.parametrize(

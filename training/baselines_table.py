@@ -123,7 +123,7 @@ def _train_seed(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
         cfg,
         run,
         resume=resume,
-        command=f"parlour baselines --game {env_name} (seed {seed})",
+        command=f"parlour baselines {env_name} (seed {seed})",
         progress=False,
         final_eval=False,
     )

@@ -16,14 +16,7 @@ from typing import Any
 def _cmd_match(args: argparse.Namespace) -> int:
     from parlour.baselines import seatable
     from parlour.baselines.match import format_table, run_match
-    from parlour.envs import ENVIRONMENTS
 
-    if args.env not in ENVIRONMENTS:
-        print(
-            f"parlour match: unknown environment {args.env!r}; available: {sorted(ENVIRONMENTS)}",
-            file=sys.stderr,
-        )
-        return 2
     try:
         bots = (
             args.bots.split(",") if args.bots else [b for b in seatable(args.env, args.players) if "_oracle" not in b]
@@ -65,7 +58,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         return 0
     from parlour.training.bench import format_bench, run_bench
 
-    rows = run_bench(args.env, args.players, args.seconds)
+    rows = run_bench(_chosen_envs(args), args.players, args.seconds)
     print(format_bench(rows))
     return 0
 
@@ -213,12 +206,8 @@ def _resolve_all(specs: list[str], args: argparse.Namespace, options: dict[str, 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from parlour.envs import ENVIRONMENTS
     from parlour.training.evaluate import format_report, run_evaluation, write_report
 
-    if args.env not in ENVIRONMENTS:
-        print(f"parlour evaluate: unknown environment {args.env!r}; available: {sorted(ENVIRONMENTS)}", file=sys.stderr)
-        return 2
     options = _options(args.option)
     if options is None:
         return 2
@@ -265,7 +254,9 @@ def _cmd_baselines(args: argparse.Namespace) -> int:
         print("wrote BASELINES.md from the stored results")
         return 0
     try:
-        regenerate(args.game, train_models=not args.skip_training, progress=not args.no_progress, jobs=args.jobs)
+        regenerate(
+            args.envs or None, train_models=not args.skip_training, progress=not args.no_progress, jobs=args.jobs
+        )
     except (ValueError, FileNotFoundError) as exc:
         print(f"parlour baselines: {exc}", file=sys.stderr)
         return 2
@@ -281,14 +272,8 @@ def _trust_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_benchmark(args: argparse.Namespace) -> int:
-    from parlour.envs import ENVIRONMENTS
     from parlour.training.benchmark import BenchmarkError, run_benchmark
 
-    if args.env not in ENVIRONMENTS:
-        print(
-            f"parlour benchmark: unknown environment {args.env!r}; available: {sorted(ENVIRONMENTS)}", file=sys.stderr
-        )
-        return 2
     try:
         text = run_benchmark(
             args.env,
@@ -337,9 +322,6 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from parlour.envs import ENVIRONMENTS, make
 
     names = [args.env] if args.env else list(ENVIRONMENTS)
-    if args.env and args.env not in ENVIRONMENTS:
-        print(f"parlour list: unknown environment {args.env!r}; available: {sorted(ENVIRONMENTS)}", file=sys.stderr)
-        return 2
     for name in names:
         env = make(name)
         print(
@@ -386,6 +368,27 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(f"parlour replay: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _env_id(text: str) -> str:
+    """An argparse type: a registered environment id, refused with the ids listed (every command names an env as a
+    positional argument this way)."""
+    from parlour.envs import ENVIRONMENTS
+
+    if text not in ENVIRONMENTS:
+        raise argparse.ArgumentTypeError(f"unknown environment {text!r}; available: {sorted(ENVIRONMENTS)}")
+    return text
+
+
+def _envs(p: argparse.ArgumentParser, old: str) -> None:
+    """Positional env ids (default: all); ``old`` is the flag earlier versions took, still accepted."""
+    p.add_argument("envs", nargs="*", type=_env_id, metavar="ENV", help="environment ids (default: all)")
+    p.add_argument(old, dest="old_envs", action="append", default=[], type=_env_id, help=argparse.SUPPRESS)
+
+
+def _chosen_envs(args: argparse.Namespace) -> list[str] | None:
+    """The env ids given (positionally or by the old flag), ``None`` for all."""
+    return [*args.envs, *args.old_envs] or None
 
 
 def _at_least(low: int) -> Any:
@@ -436,11 +439,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.set_defaults(func=_cmd_train)
 
     ls = sub.add_parser("list", help="the environments, and the bots and trained policies that play each")
-    ls.add_argument("env", nargs="?", default=None, help="one environment id (default: all)")
+    ls.add_argument("env", nargs="?", type=_env_id, default=None, help="one environment id (default: all)")
     ls.set_defaults(func=_cmd_list)
 
     e = sub.add_parser("evaluate", help="evaluate policies (bots, shipped policies, policy files) with seat rotation")
-    e.add_argument("env", help="environment id")
+    e.add_argument("env", type=_env_id, help="environment id")
     e.add_argument(
         "--policies",
         required=True,
@@ -465,7 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
         "baselines",
         help="train every seed of the published baselines, evaluate them, rewrite BASELINES.md and the policy files",
     )
-    bl.add_argument("--game", action="append", default=None, help="environment id (repeatable; default: all)")
+    _envs(bl, "--game")
     bl.add_argument("--skip-training", action="store_true", help="evaluate the shipped checkpoints, do not train")
     bl.add_argument(
         "--render-only", action="store_true", help="rewrite BASELINES.md from the stored results; no training or play"
@@ -479,7 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
     bm = sub.add_parser(
         "benchmark", help="put policies on a game's benchmark scenario (the BASELINES tables) and print their rows"
     )
-    bm.add_argument("env", help="environment id")
+    bm.add_argument("env", type=_env_id, help="environment id")
     bm.add_argument(
         "policies", help="comma-separated policies: bot or shipped names, policy files (*.json), module:attribute"
     )
@@ -497,7 +500,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.set_defaults(func=_cmd_export)
 
     m = sub.add_parser("match", help="play scripted opponents against each other and print a results table")
-    m.add_argument("env", nargs="?", default="six_suspects_v0", help="environment id (default six_suspects_v0)")
+    m.add_argument(
+        "env", nargs="?", type=_env_id, default="six_suspects_v0", help="environment id (default six_suspects_v0)"
+    )
     m.add_argument(
         "--bots",
         default=None,
@@ -515,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=_cmd_match)
 
     p = sub.add_parser("play", help="take a seat yourself against bots or trained policies, in the terminal")
-    p.add_argument("env", help="environment id")
+    p.add_argument("env", type=_env_id, help="environment id")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's default)")
     p.add_argument("--seat", type=int, default=None, help="your seat, 0-based (default: drawn)")
     p.add_argument(
@@ -536,7 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_replay)
 
     b = sub.add_parser("bench", help="random-play steps per second, compared with PettingZoo's leduc_holdem_v4")
-    b.add_argument("--env", action="append", default=None, help="environment id (repeatable; default: all)")
+    _envs(b, "--env")
     b.add_argument("--players", type=int, default=None, help="number of players (default: each env's default)")
     b.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
     b.add_argument(
