@@ -7,55 +7,71 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import re
 from pathlib import Path
 from typing import Any
 
 from parlour.baselines import search
 from parlour.baselines.base import Policy, RandomPolicy
-from parlour.baselines.elevenses import ElevensesExpert, ElevensesHeuristic
-from parlour.baselines.elevenses import rollout_action as elevenses_rollout
-from parlour.baselines.goes_to_eleven import GoesToElevenExpert, GoesToElevenHeuristic
-from parlour.baselines.goes_to_eleven import rollout_action as goes_to_eleven_rollout
-from parlour.baselines.lady_alice import LadyAliceExpert, LadyAliceHeuristic
-from parlour.baselines.lady_alice import finish as lady_alice_finish
-from parlour.baselines.lady_alice import rollout_action as lady_alice_rollout
 from parlour.baselines.search import DeterminizedSearch
-from parlour.baselines.six_suspects import SixSuspectsExpert, SixSuspectsHeuristic, SixSuspectsOracle
+from parlour.envs import ENVIRONMENTS
 
-#: name -> policy class.
+
+def game_name(env_name: str) -> str:
+    """``lady_alice_v0`` -> ``lady_alice``: the name of a game's packages (``parlour.envs.<game>``) and bots module
+    (``parlour.baselines.<game>``)."""
+    return env_name.rsplit("_v", 1)[0]
+
+
+def _declarations() -> dict[str, Any]:
+    """Every registered game's bots module (``parlour.baselines.<game>``, if it has one), by game name: each
+    declares ``GAMES`` (env ids), ``BOTS``, ``ROLLOUT_POLICY`` and ``ROLLOUT_HORIZON``."""
+    out = {}
+    for env_name in ENVIRONMENTS:
+        game = game_name(env_name)
+        if game not in out and importlib.util.find_spec(f"parlour.baselines.{game}") is not None:
+            out[game] = importlib.import_module(f"parlour.baselines.{game}")
+    return out
+
+
+GAME_MODULES = _declarations()
+
+#: name -> policy class: the bots any game can seat, then each game's own.
 BOTS: dict[str, type[Policy]] = {
-    cls.name: cls
-    for cls in (
-        RandomPolicy,
-        SixSuspectsHeuristic,
-        SixSuspectsExpert,
-        SixSuspectsOracle,
-        GoesToElevenHeuristic,
-        GoesToElevenExpert,
-        LadyAliceHeuristic,
-        LadyAliceExpert,
-        ElevensesHeuristic,
-        ElevensesExpert,
-        DeterminizedSearch,
-    )
+    cls.name: cls for cls in (RandomPolicy, *(c for m in GAME_MODULES.values() for c in m.BOTS), DeterminizedSearch)
 }
-
-search.ROLLOUT_POLICIES["goes_to_eleven_v0"] = goes_to_eleven_rollout
-search.ROLLOUT_POLICIES["lady_alice_v0"] = lady_alice_rollout
-search.ROLLOUT_POLICIES["elevenses_v0"] = elevenses_rollout
-#: Lady Alice playouts stop about a round later and are scored as at the turn cap.
-search.ROLLOUT_HORIZONS["lady_alice_v0"] = search.Horizon(steps=12, finish=lady_alice_finish)
+for _module in GAME_MODULES.values():
+    for _env_name in _module.GAMES:
+        if _module.ROLLOUT_POLICY is not None:
+            search.ROLLOUT_POLICIES[_env_name] = _module.ROLLOUT_POLICY
+        if _module.ROLLOUT_HORIZON is not None:
+            search.ROLLOUT_HORIZONS[_env_name] = _module.ROLLOUT_HORIZON
 
 #: Folder of the shipped trained policies (``<env>_ppo.json`` beside ``<env>_ppo.safetensors``, written by
 #: ``parlour baselines``; see :mod:`parlour.baselines.policy_file`).
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
-#: Shipped trained policy name -> env id. They play with NumPy alone: no PyTorch needed.
-SHIPPED: dict[str, str] = {
-    "six_suspects_ppo": "six_suspects_v0",
-    "goes_to_eleven_ppo": "goes_to_eleven_v0",
-    "lady_alice_ppo": "lady_alice_v0",
-    "elevenses_ppo": "elevenses_v0",
-}
+
+
+def _shipped(folder: Path) -> dict[str, str]:
+    """The trained policies present in ``folder`` (``<env>_ppo.json``), by name: ``<game>_ppo`` for the game's
+    newest env version, ``<env>_ppo`` for an older one."""
+    found = sorted(
+        (m.group(1) for p in folder.glob("*_ppo.json") if (m := re.fullmatch(r"(.+_v\d+)_ppo\.json", p.name))),
+        key=lambda e: (game_name(e), int(e.rsplit("_v", 1)[1])),
+        reverse=True,
+    )
+    out: dict[str, str] = {}
+    for env_name in found:
+        if env_name in ENVIRONMENTS:
+            name = f"{game_name(env_name)}_ppo"
+            out[name if name not in out else f"{env_name}_ppo"] = env_name
+    return dict(sorted(out.items(), key=lambda kv: list(ENVIRONMENTS).index(kv[1])))
+
+
+#: Shipped trained policy name -> env id, from the files present. They play with NumPy alone: no PyTorch needed.
+SHIPPED: dict[str, str] = _shipped(CHECKPOINT_DIR)
 #: What a policy spec may be besides a name, for the messages that list what is accepted.
 OTHER_SPECS = "a policy file (NAME.json beside NAME.safetensors), or module:attribute of your own Policy"
 

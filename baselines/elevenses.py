@@ -23,6 +23,7 @@ from itertools import combinations, permutations
 import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.elevenses import rules as R
 from parlour.envs.elevenses.env import observation_layout
 
@@ -467,3 +468,13 @@ def rollout_action(state: R.ElevensesState, u: float) -> int:
     elif ph == R.REARRANGE_CARD and R.STOP in legal:
         return R.STOP
     return legal[int((u - PLAYOUT_RANDOM) / (1 - PLAYOUT_RANDOM) * len(legal)) % len(legal)]
+
+
+# ----------------------------------------------------------------------------------------------- the game's declaration
+# What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
+#: The scripted bots.
+BOTS: tuple[type[Policy], ...] = (ElevensesHeuristic, ElevensesExpert)
+#: The playout policy of the search bot in this game (``None``: random playouts).
+ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
+#: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
+ROLLOUT_HORIZON: Horizon | None = None

@@ -22,6 +22,7 @@ from math import comb
 import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.goes_to_eleven import rules as R
 from parlour.envs.goes_to_eleven.env import observation_layout
 from parlour.envs.layout import keyword_for_size
@@ -284,3 +285,13 @@ def rollout_action(state: R.GoesToElevenState, u: float) -> int:
             plain.append(int(a))
     choices = plain or [int(a) for a in legal]
     return choices[int(u * len(choices))]
+
+
+# ----------------------------------------------------------------------------------------------- the game's declaration
+# What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
+#: The scripted bots.
+BOTS: tuple[type[Policy], ...] = (GoesToElevenHeuristic, GoesToElevenExpert)
+#: The playout policy of the search bot in this game (``None``: random playouts).
+ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
+#: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
+ROLLOUT_HORIZON: Horizon | None = None

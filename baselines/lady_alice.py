@@ -19,6 +19,7 @@ from functools import cache
 import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.lady_alice import rules as R
 from parlour.envs.lady_alice.env import observation_layout
 from parlour.envs.layout import keyword_for_size
@@ -250,3 +251,15 @@ def rollout_action(state: R.LadyAliceState, u: float) -> int:
 def finish(state: R.LadyAliceState) -> list[float] | None:
     """Score a playout at the horizon as the turn cap would."""
     return state.truncate()
+
+
+# ----------------------------------------------------------------------------------------------- the game's declaration
+# What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
+#: The scripted bots.
+BOTS: tuple[type[Policy], ...] = (LadyAliceHeuristic, LadyAliceExpert)
+#: The playout policy of the search bot in this game (``None``: random playouts).
+ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
+#: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
+ROLLOUT_HORIZON: Horizon | None = Horizon(
+    steps=12, finish=finish
+)  # playouts stop about a round later and are scored as at the turn cap

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.six_suspects import rules as R
 from parlour.envs.six_suspects.env import OBSERVATION_LAYOUT
 
@@ -158,3 +159,13 @@ class SixSuspectsOracle(Policy):
         if mask[R.ANNOUNCE]:
             return R.ANNOUNCE
         return int(rng.integers(R.NUM_POSITIONS))
+
+
+# ----------------------------------------------------------------------------------------------- the game's declaration
+# What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
+#: The scripted bots.
+BOTS: tuple[type[Policy], ...] = (SixSuspectsHeuristic, SixSuspectsExpert, SixSuspectsOracle)
+#: The playout policy of the search bot in this game (``None``: random playouts).
+ROLLOUT_POLICY: RolloutPolicy | None = None
+#: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
+ROLLOUT_HORIZON: Horizon | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from parlour.baselines.match import (
     run_match,
     wilson_interval,
 )
+from parlour.envs import ENVIRONMENTS
 from parlour.envs import make as make_env
 from parlour.envs.six_suspects import rules as R
 
@@ -171,3 +173,36 @@ def test_a_bots_games_do_not_depend_on_what_it_played_before(bot: str) -> None:
         play_matchup(env_name, make(other), opponent, num_players=4, games=10)
     again = play_matchup(env_name, played, opponent, num_players=4, games=10)
     assert (again.wins, again.rewards) == (fresh.wins, fresh.rewards)
+
+
+def test_shipped_policies_are_found_from_the_files_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import parlour.baselines as B
+
+    monkeypatch.setitem(B.ENVIRONMENTS, "lady_alice_v1", "parlour.envs.lady_alice_v0")
+    for stem in (
+        "lady_alice_v0_ppo",
+        "lady_alice_v1_ppo",
+        "lady_alice_v1_ppo_seed2",
+        "elevenses_v0_ppo",
+        "chess_v0_ppo",
+    ):
+        (tmp_path / f"{stem}.json").write_text("{}")
+    assert B._shipped(tmp_path) == {
+        "lady_alice_ppo": "lady_alice_v1",  # the newest version takes the game's name
+        "lady_alice_v0_ppo": "lady_alice_v0",
+        "elevenses_ppo": "elevenses_v0",
+    }
+
+
+def test_every_game_declares_its_bots_beside_them() -> None:
+    import parlour.baselines as B
+    from parlour.baselines import search
+
+    assert set(B.GAME_MODULES) == {B.game_name(e) for e in ENVIRONMENTS}
+    for module in B.GAME_MODULES.values():
+        assert set(module.GAMES) <= set(ENVIRONMENTS)
+        for cls in module.BOTS:
+            assert B.BOTS[cls.name] is cls and set(cls.games) == set(module.GAMES)
+        for env_name in module.GAMES:
+            assert search.ROLLOUT_POLICIES.get(env_name) is module.ROLLOUT_POLICY
+            assert search.ROLLOUT_HORIZONS.get(env_name) is module.ROLLOUT_HORIZON
