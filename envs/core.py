@@ -53,6 +53,21 @@ def package_version() -> str:
 S = TypeVar("S", bound=RulesState)
 
 
+def document(doc: str | None, env_cls: type[ParlourEnv[Any]]) -> str:
+    """A versioned env module's docstring with its generated parts filled in from the env class (default keywords):
+    ``{observation_table}`` (the layout's table), ``{observation_size}`` and ``{num_actions}``."""
+    text = doc or ""
+    for token, value in (
+        ("{observation_table}", env_cls.observation_layout.markdown_table()),
+        ("{observation_size}", str(env_cls.observation_layout.size)),
+        ("{num_actions}", str(env_cls.num_actions)),
+    ):
+        if token == "{observation_table}" and token not in text:
+            raise ValueError(f"{env_cls.__name__}: the module docstring has no {token} to fill")
+        text = text.replace(token, value)
+    return text
+
+
 def env_metadata(name: str) -> dict[str, Any]:
     """PettingZoo metadata of a Parlour env: text rendering, AEC only."""
     return {"render_modes": ["ansi"], "name": name, "is_parallelizable": False}

@@ -33,44 +33,12 @@ Agents ``player_0 … player_{n-1}`` (2–5), clockwise; ``player_0`` starts (``
 
 Observation
 -----------
-``observe(agent)`` returns ``{"observation": Box(0, 1, (1627,), float32), "action_mask": Box(0, 1, (85,), int8)}``.
+``observe(agent)`` returns ``{"observation": Box(0, 1, ({observation_size},), float32), "action_mask": Box(0, 1, ({num_actions},), int8)}``.
 The observation is a perfect-recall information state; seats, backs, plates and Guilt cards are relative to the
 observer (0 = itself, 1 = its left neighbour, …; plate and Guilt index 5 is Mrs Lansdowne's).
 ``env.unwrapped.observation_dict(agent)`` decodes it into these fields:
 
-| Index | Field | Shape | Meaning |
-|---|---|---|---|
-| 0–3 | `num_players` | 4 (players) | one-hot: 2–5 players |
-| 4–9 | `own_guest` | 6 (guest) | one-hot: this player's Guest card |
-| 10–284 | `known_in_hand` | 5 (back (relative seat)) × 11 (number) × 5 (relative seat) | cards this player knows to be in a hand (its own, or seen through Ham Sandwiches, Cakes, passing, a player left holding only the 11): card by back and number, the hand's seat |
-| 285–724 | `known_face_down` | 5 (relative seat) × 8 (slot) × 11 (number) | face-down cards this player knows (it put them there, or tracked them there): one-hot number by seat and slot (positions 2–9) |
-| 725–736 | `guilt_known` | 6 (plate (relative seat; 5 = Mrs Lansdowne)) × 2 (value) | Guilt cards this player knows, where they lie now (after swaps): Not Guilty, Murderer |
-| 737–791 | `own_chosen` | 5 (back (relative seat)) × 11 (number) | the card this player has chosen to re-arrange or to pass, not yet moved |
-| 792–991 | `down_backs` | 5 (relative seat) × 8 (slot) × 5 (back (relative seat)) | public: the back of each face-down card, by seat and slot |
-| 992–1016 | `hand_backs` | 5 (relative seat) × 5 (back (relative seat)) | public: cards of each back in each hand ÷ 4 |
-| 1017–1266 | `face_up` | 5 (relative seat) × 10 (number) × 5 (back (relative seat)) | public: face-up cards by seat and number (1–10), one-hot back |
-| 1267–1296 | `revealed_guests` | 5 (relative seat) × 6 (guest) | public: revealed Guest cards, one-hot by seat |
-| 1297–1301 | `tea` | 5 (relative seat) | public: teaspoons of each spread (revealed guest included) ÷ 20 |
-| 1302–1307 | `plates` | 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public: cubes on each plate ÷ 30 |
-| 1308–1337 | `put` | 5 (relative seat) × 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public history: cubes each player has put on each guest's plate (added, moved there, plate swaps) ÷ 10, at most 1 |
-| 1338–1367 | `took` | 5 (relative seat) × 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public history: cubes each player has taken off each guest's plate (moved away, plate swaps) ÷ 10, at most 1 |
-| 1368–1457 | `claims` | 5 (relative seat) × 6 (plate (relative seat; 5 = Mrs Lansdowne)) × 3 (claim) | public history: per looker and Guilt card (followed through swaps): looked and kept silent, said Murderer, said Not Guilty |
-| 1458–1517 | `swapped` | 5 (relative seat) × 6 (plate (relative seat; 5 = Mrs Lansdowne)) × 2 (swap) | public history: per player and Guilt card (followed through swaps): swapped by that player with Cucumber Sandwiches; moved off that player's own place |
-| 1518–1542 | `hands_seen` | 5 (relative seat) × 5 (relative seat) | public history: how often each player has seen each player's hand (Ham Sandwiches, Cakes) ÷ 5, at most 1 |
-| 1543–1547 | `late_cubes` | 5 (relative seat) | public: late-suspicion cubes each player still has to place ÷ 3 |
-| 1548–1548 | `bowl` | 1 | public: cubes left in the Sugar Bowl ÷ 30 |
-| 1549–1569 | `phase` | 21 (phase) | public: one-hot decision under way |
-| 1570–1580 | `effect` | 11 (number) | public: one-hot number whose special action is under way |
-| 1581–1585 | `to_act` | 5 (relative seat) | public: one-hot seat to decide |
-| 1586–1590 | `turn_seat` | 5 (relative seat) | public: one-hot seat whose turn it is |
-| 1591–1595 | `elevenses_player` | 5 (relative seat) | public: one-hot seat that played the 11 |
-| 1596–1600 | `passers` | 5 (relative seat) | public: seats passing a card this round |
-| 1601–1605 | `passed` | 5 (relative seat) | public: seats that have chosen the card they pass |
-| 1606–1610 | `target` | 5 (relative seat) | public: the other player of Ham Sandwiches / Cakes |
-| 1611–1616 | `first` | 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public: the first plate or Guilt card chosen, or the plate a cube moves from |
-| 1617–1622 | `looked` | 6 (plate (relative seat; 5 = Mrs Lansdowne)) | public: the Guilt card just looked at |
-| 1623–1626 | `progress` | 4 | public: re-arrangements made ÷ 2, cubes to add ÷ 2, moves left ÷ 2, turns ÷ max_turns |
-| | total | 1627 | |
+{observation_table}
 
 What is hidden: the faces of cards in other hands and of face-down cards (one's own too, until one has put a
 known card there), other players' Guests until revealed, the Guilt cards one has not seen, and the cards others
@@ -83,7 +51,7 @@ full-information vector.
 
 Actions
 -------
-``Discrete(85)``; the mask is all zeros for an agent that is not to act. Every part of a choice is its own
+``Discrete({num_actions})``; the mask is all zeros for an agent that is not to act. Every part of a choice is its own
 decision for the seat that makes it (a cube: its plate; a move: from, then to; a swap: first, then second; Cakes:
 the other player decides what to take and give; passing: each seat in turn from the card's player, clockwise,
 nothing moving until all have chosen). Seats, backs, plates and Guilt cards are relative to the deciding seat.
@@ -155,9 +123,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from parlour.envs.core import document
 from parlour.envs.elevenses.env import ElevensesEnv
 
 raw_env = ElevensesEnv
+__doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 
 def env(**kwargs: Any) -> ElevensesEnv:

@@ -24,32 +24,12 @@ Agents ``player_0 … player_{n-1}`` (2–6), clockwise; ``player_0`` starts (``
 
 Observation
 -----------
-``observe(agent)`` returns ``{"observation": Box(0, 1, (387,), float32), "action_mask": Box(0, 1, (150,), int8)}``
+``observe(agent)`` returns ``{"observation": Box(0, 1, ({observation_size},), float32), "action_mask": Box(0, 1, ({num_actions},), int8)}``
 (with the default ``max_piles=12``; the pile fields and the play actions grow with ``max_piles``). The
 observation is a perfect-recall information state, the same size for every player count; seats are relative to
 the observer. ``env.unwrapped.observation_dict(agent)`` decodes it into these named fields:
 
-| Index | Field | Shape | Meaning |
-|---|---|---|---|
-| 0–4 | `num_players` | 5 (players) | one-hot: 2–6 players |
-| 5–8 | `phase` | 4 (phase) | one-hot: play, give (a pile made 11), answer (an Eleven), over |
-| 9–19 | `hand` | 11 (kind) | own cards of each kind ÷ 3 (kinds 1–9, Eleven, Quiet!) |
-| 20–31 | `pile_present` | 12 (slot) | public: 1 where a pile lies in the slot |
-| 32–175 | `pile_value` | 12 (slot) × 12 (value) | public: one-hot value of each pile (0–11) |
-| 176–307 | `pile_top` | 12 (slot) × 11 (kind) | public: one-hot kind of each pile's top card |
-| 308–319 | `pile_size` | 12 (slot) | public: cards in each pile ÷ cards in the deck |
-| 320–331 | `pending` | 12 (slot) | public: one-hot slot of the pile at 11 waiting for an answer or a receiver |
-| 332–332 | `new_pile` | 1 | public: a pile has just left the table (or none is on it): a new pile may be started |
-| 333–338 | `collected` | 6 (relative seat) | public: cards each seat has collected ÷ cards in the deck; seats relative to the observer (0 = self, 1 = left neighbour, …) |
-| 339–344 | `hand_size` | 6 (relative seat) | public: cards in each seat's hand ÷ 3 |
-| 345–345 | `draw_size` | 1 | public: cards left in the draw pile ÷ cards in the deck |
-| 346–356 | `played` | 11 (kind) | public: cards of each kind turned face up so far (set-up, plays, answers) ÷ that kind's count in the deck |
-| 357–362 | `to_act` | 6 (relative seat) | public: one-hot relative seat whose decision it is |
-| 363–368 | `eleven_player` | 6 (relative seat) | public: one-hot relative seat that played the Eleven being answered |
-| 369–374 | `pick_holder` | 6 (relative seat) | public: one-hot relative seat holding the guitar pick (Pick On Me; zero otherwise) |
-| 375–375 | `pick_on_me` | 1 | 1 when the Pick On Me variant is played |
-| 376–386 | `deck` | 11 (kind) | cards of each kind in the deck ÷ 99 (constant; lets a reader recover the counts) |
-| | total | 387 | |
+{observation_table}
 
 What a seat knows of the hidden cards is its own hand and every card turned face up (``played``): the unseen
 cards -- the other hands and the draw pile -- are exactly the deck minus those, in unknown places. Which seat
@@ -58,7 +38,7 @@ played which card is not kept: the piles, the counts and the collected stacks ar
 
 Actions
 -------
-``Discrete(150)`` (``11 × (max_piles + 1) + 7``); the mask is all zeros for an agent that is not to act. Kinds
+``Discrete({num_actions})`` (``11 × (max_piles + 1) + 7``); the mask is all zeros for an agent that is not to act. Kinds
 ``k`` = 0–8 are the numbers 1–9, 9 the Eleven, 10 the Quiet!.
 
 | Action | Meaning | Legal when |
@@ -132,9 +112,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from parlour.envs.core import document
 from parlour.envs.goes_to_eleven.env import GoesToElevenEnv
 
 raw_env = GoesToElevenEnv
+__doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 
 def env(**kwargs: Any) -> GoesToElevenEnv:

@@ -31,35 +31,11 @@ evidence and every verdict), all equally likely: its size measures how far the a
 
 Observation
 -----------
-``observe(agent)`` returns ``{"observation": Box(0, 1, (2893,), float32), "action_mask": Box(0, 1, (41,), int8)}``
+``observe(agent)`` returns ``{"observation": Box(0, 1, ({observation_size},), float32), "action_mask": Box(0, 1, ({num_actions},), int8)}``
 (with the default ``max_rounds=40``; the history grows with it). The observation is a perfect-recall information
 state; seats are relative to the observer. ``env.unwrapped.observation_dict(agent)`` decodes it into these fields:
 
-| Index | Field | Shape | Meaning |
-|---|---|---|---|
-| 0–2 | `num_players` | 3 (players) | one-hot: 3–5 players |
-| 3–34 | `own_evidence` | 32 (clue) | one-hot: this player's evidence card |
-| 35–37 | `counters_left` | 3 (value) | own counters not yet placed, of each value 0/1/2 ÷ 3 |
-| 38–133 | `own_counters` | 32 (clue) × 3 (value) | own counters on each clue, by value ÷ 3 |
-| 134–293 | `face_down` | 5 (relative seat) × 32 (clue) | public: face-down counters on each clue by owner ÷ 5; seats relative to the observer (0 = self, 1 = left neighbour, …) |
-| 294–773 | `revealed` | 5 (relative seat) × 32 (clue) × 3 (value) | public: face-up counters by owner, clue and value ÷ 5 |
-| 774–778 | `excluded` | 5 (relative seat) | public: players excluded by a false accusation |
-| 779–783 | `holder` | 5 (relative seat) | public: one-hot seat holding the notebook this round |
-| 784–788 | `to_act` | 5 (relative seat) | public: one-hot seat whose decision it is |
-| 789–793 | `passed` | 5 (relative seat) | public: seats that have passed since the last counter was placed |
-| 794–993 | `suspicion_seats` | 40 (round) × 5 (relative seat) | public history: one-hot seat that made each suspicion, in order; empty with no_notes |
-| 994–1018 | `accusation_seats` | 5 (accusation) × 5 (relative seat) | public history: one-hot seat that made each accusation, in order; empty with no_notes |
-| 1019–1023 | `phase` | 5 (phase) | one-hot: suspicion, deductions, counter value, accusation, over |
-| 1024–1055 | `covered` | 32 (clue) | public: clues covered by business cards (shown red herrings) |
-| 1056–1087 | `partial` | 32 (clue) | public: the clues chosen so far of the suspicion or accusation being made |
-| 1088–1091 | `accusation_missing` | 4 (category) | public: one-hot category a three-player accusation being made leaves out |
-| 1092–1123 | `place_clue` | 32 (clue) | public: one-hot clue a counter is about to be placed on |
-| 1124–1155 | `previous` | 32 (clue) | public: the last suspicion (it may not be repeated) |
-| 1156–1161 | `previous_smiles` | 6 (smiles) | public: one-hot smiles of the last suspicion's verdict |
-| 1162–2681 | `suspicions` | 40 (round) × 38 (entry) | public history, one row per suspicion in order: the four clues (32), one-hot smiles (6); empty with no_notes |
-| 2682–2891 | `accusations` | 5 (accusation) × 42 (entry) | public history, one row per accusation in order: one-hot category left out (4; three players), the clues (32), one-hot smiles (6); empty with no_notes |
-| 2892–2892 | `rounds` | 1 | public: suspicions made ÷ max_rounds |
-| | total | 2893 | |
+{observation_table}
 
 What is hidden: the other players' evidence (so the solution and, with 3 or 5 players, the hidden category) and
 the values of other players' face-down counters and of the counters in their hands. With ``no_notes=True`` (the
@@ -68,7 +44,7 @@ are on the table. ``state()`` returns the full-information vector.
 
 Actions
 -------
-``Discrete(41)``; the mask is all zeros for an agent that is not to act. Multi-part choices are sequences of
+``Discrete({num_actions})``; the mask is all zeros for an agent that is not to act. Multi-part choices are sequences of
 decisions by the same seat: a suspicion is four clue actions (Suspect, Place, Time, Object); a counter is a clue
 action, then a value action; an accusation is the accuse action, then (3 players) the category left out, then one
 clue action per named category.
@@ -132,9 +108,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from parlour.envs.core import document
 from parlour.envs.lady_alice.env import LadyAliceEnv
 
 raw_env = LadyAliceEnv
+__doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 
 def env(**kwargs: Any) -> LadyAliceEnv:

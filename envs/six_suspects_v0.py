@@ -22,33 +22,18 @@ Agents ``player_0 … player_{n-1}`` (2–8), clockwise; ``player_0`` starts (``
 
 Observation
 -----------
-``observe(agent)`` returns ``{"observation": Box(0, 1, (436,), float32), "action_mask": Box(0, 1, (19,), int8)}``.
+``observe(agent)`` returns ``{"observation": Box(0, 1, ({observation_size},), float32), "action_mask": Box(0, 1, ({num_actions},), int8)}``.
 The observation is a perfect-recall information state of this game, the same size for every player count; seats
 are relative to the observer. ``env.unwrapped.observation_dict(agent)`` decodes it into these named fields:
 
-| Index | Field | Shape | Meaning |
-|---|---|---|---|
-| 0–6 | `num_players` | 7 (players) | one-hot: 2–8 players |
-| 7–10 | `phase` | 4 (phase) | one-hot: peek, last turns, vote, over |
-| 11–154 | `seen_cards` | 12 (position) × 12 (card) | one-hot: the card this player has seen at each position (row 0 then row 1, Albert..Francine); card ids Swap, Torch Left, Torch Right, Mirror, Diamond, Police, then the plain cards in value order. Zero where unseen; every position once the game is over (all cards revealed) |
-| 155–250 | `peek_counts` | 8 (relative seat) × 12 (position) | public: times each seat peeked at each position this game ÷ (table_announcement_turns + 1); seats relative to the observer (0 = self, 1 = left neighbour, …) |
-| 251–346 | `last_peek` | 8 (relative seat) × 12 (position) | public: one-hot of each seat's most recent peek |
-| 347–354 | `turns_taken` | 8 (relative seat) | public: turns each seat has taken this game ÷ (table_announcement_turns + 1) |
-| 355–355 | `can_announce` | 1 | public: 1 once every player has taken at least four turns (and no announcement yet) |
-| 356–364 | `announcer` | 9 (relative seat) | public: one-hot relative seat of the announcer; the last entry = the table announced at the turn cap |
-| 365–372 | `to_act` | 8 (relative seat) | public: one-hot relative seat whose decision it is |
-| 373–378 | `own_vote` | 6 (suspect) | one-hot: this player's own vote |
-| 379–426 | `votes_revealed` | 8 (relative seat) × 6 (suspect) | every seat's vote, shown once the game is over |
-| 427–434 | `match_scores` | 8 (relative seat) | public: match points ÷ maximum games |
-| 435–435 | `games_played` | 1 | public: games finished in this match ÷ maximum games |
-| | total | 436 | |
+{observation_table}
 
 Previous games of a match are not in the observation: each game is a fresh shuffle, so they say nothing about
 the current one (the match scores are kept). ``state()`` returns the full-information vector (``state_space``).
 
 Actions
 -------
-``Discrete(19)``; the mask is all zeros for an agent that is not to act.
+``Discrete({num_actions})``; the mask is all zeros for an agent that is not to act.
 
 | Action | Meaning | Legal when |
 |---|---|---|
@@ -111,9 +96,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from parlour.envs.core import document
 from parlour.envs.six_suspects.env import SixSuspectsEnv
 
 raw_env = SixSuspectsEnv
+__doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 
 def env(**kwargs: Any) -> SixSuspectsEnv:
