@@ -83,6 +83,8 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         "is_parallelizable": False,
     }
 
+    #: The game's name as people write it (docs, tables).
+    title: ClassVar[str] = "Parlour game"
     #: Version of the env module (the ``_vN`` suffix); bump only when behaviour changes.
     env_version: ClassVar[int] = 0
     min_players: ClassVar[int]

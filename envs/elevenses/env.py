@@ -220,6 +220,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
     """PettingZoo AEC environment for Elevenses: The Guilty Party (see ``parlour.envs.elevenses_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("elevenses_v0")
+    title = "Elevenses: The Guilty Party"
     options_class = R.Options
     default_players = R.DEFAULT_PLAYERS
     env_version = 0

@@ -141,6 +141,7 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
     """PettingZoo AEC environment for This Game Goes to Eleven (see ``parlour.envs.goes_to_eleven_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("goes_to_eleven_v0")
+    title = "This Game Goes to Eleven"
     options_class = R.Options
     env_version = 0
     min_players = R.MIN_PLAYERS

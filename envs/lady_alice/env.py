@@ -162,6 +162,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
     """PettingZoo AEC environment for Lady Alice (see ``parlour.envs.lady_alice_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v0")
+    title = "Lady Alice"
     options_class = R.Options
     default_players = R.DEFAULT_PLAYERS
     env_version = 0

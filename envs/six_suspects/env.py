@@ -131,6 +131,7 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
     """PettingZoo AEC environment for 6 Suspects (see ``parlour.envs.six_suspects_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("six_suspects_v0")
+    title = "6 Suspects"
     options_class = R.Options
     env_version = 0
     min_players = 2
