@@ -118,10 +118,14 @@ from parlour.envs.goes_to_eleven.env import GoesToElevenEnv
 raw_env = GoesToElevenEnv
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
+#: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
+#: count): each a keyword dict.
+VARIANTS: list[dict[str, Any]] = [{"pick_on_me": True}, {"reward": "margin", "max_piles": 4, "start_seat": 1}]
+
 
 def env(**kwargs: Any) -> GoesToElevenEnv:
     """Create the This Game Goes to Eleven AEC environment (see the module docstring for keywords)."""
     return GoesToElevenEnv(**kwargs)
 
 
-__all__ = ["env", "raw_env"]
+__all__ = ["VARIANTS", "env", "raw_env"]

@@ -30,14 +30,6 @@ FORMAT = "parlour-golden/1"
 #: A ``resample_hidden`` copy is hashed at every this-many-th decision.
 RESAMPLE_EVERY = 7
 
-#: Rule variants traced beside the defaults (at the default player count), per env: each a keyword dict.
-VARIANTS: dict[str, list[dict[str, Any]]] = {
-    "six_suspects_v0": [{"num_games": 3}, {"reward": "expected", "start_seat": 2}, {"reward": "win", "num_games": 2}],
-    "goes_to_eleven_v0": [{"pick_on_me": True}, {"reward": "margin", "max_piles": 4, "start_seat": 1}],
-    "lady_alice_v0": [{"no_notes": True}, {"reward": "score", "max_rounds": 3, "start_seat": 1}],
-    "elevenses_v0": [{"start_seat": 3}],
-}
-
 
 def _hash(*parts: bytes | str) -> str:
     h = hashlib.sha256()
@@ -48,12 +40,14 @@ def _hash(*parts: bytes | str) -> str:
 
 
 def cases(env_name: str) -> list[dict[str, Any]]:
-    """The traced games of an env: every player count with default rules, then its :data:`VARIANTS`."""
-    from parlour.envs import make
+    """The traced games of an env: every player count with default rules, then the ``VARIANTS`` its module declares."""
+    import importlib
+
+    from parlour.envs import ENVIRONMENTS, make
 
     probe = make(env_name)
     out = [{"num_players": n} for n in range(probe.min_players, probe.max_players + 1)]
-    return out + [dict(v) for v in VARIANTS.get(env_name, [])]
+    return out + [dict(v) for v in getattr(importlib.import_module(ENVIRONMENTS[env_name]), "VARIANTS", [])]
 
 
 def trace(env_name: str, kwargs: dict[str, Any], seed: int = 0) -> dict[str, Any]:

@@ -102,10 +102,18 @@ from parlour.envs.six_suspects.env import SixSuspectsEnv
 raw_env = SixSuspectsEnv
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
+#: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
+#: count): each a keyword dict.
+VARIANTS: list[dict[str, Any]] = [
+    {"num_games": 3},
+    {"reward": "expected", "start_seat": 2},
+    {"reward": "win", "num_games": 2},
+]
+
 
 def env(**kwargs: Any) -> SixSuspectsEnv:
     """Create the 6 Suspects AEC environment (see the module docstring for keywords)."""
     return SixSuspectsEnv(**kwargs)
 
 
-__all__ = ["env", "raw_env"]
+__all__ = ["VARIANTS", "env", "raw_env"]

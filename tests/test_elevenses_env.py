@@ -6,32 +6,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from parlour.envs import checks, elevenses_v0
 from parlour.envs.elevenses import rules as R
 from parlour.envs.elevenses.env import observation_layout
 
 PLAYER_COUNTS = [2, 3, 4, 5]
-
-
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_pettingzoo_api_and_seed_tests(n: int) -> None:
-    api_test(elevenses_v0.env(num_players=n), num_cycles=300)
-    seed_test(lambda: elevenses_v0.env(num_players=n), num_cycles=200)
-
-
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_audit_fuzz_replay_and_copies(n: int) -> None:
-    def factory() -> Any:
-        return elevenses_v0.env(num_players=n)
-
-    report = checks.hidden_information_audit(factory, games=2, every=3, seed=n)
-    assert report.hidden_change_share > 0.8 and report.visible_changes_checked > 0
-    assert checks.fuzz(factory, games=15, seed=n).games == 15
-    record = checks.replay_check(factory, seed=n)
-    assert record["env"] == "elevenses_v0" and all(step["text"] for step in record["actions"])
-    assert checks.copy_check(factory, seed=n, steps=40) > 0
 
 
 def test_a_full_box_of_cubes_stays_inside_the_observation_space() -> None:

@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from parlour.envs import checks, goes_to_eleven_v0, make
 from parlour.envs.goes_to_eleven import rules as R
@@ -28,38 +27,10 @@ def random_steps(env: Any, count: int, rng: np.random.Generator) -> None:
         env.step(int(rng.choice(np.flatnonzero(mask))))
 
 
-@pytest.mark.parametrize("variant", VARIANTS, ids=["main", "pick_on_me"])
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_pettingzoo_api_and_seed_tests(n: int, variant: dict[str, Any]) -> None:
-    api_test(goes_to_eleven_v0.env(num_players=n, **variant), num_cycles=300)
-    seed_test(lambda: goes_to_eleven_v0.env(num_players=n, **variant), num_cycles=200)
-
-
-@pytest.mark.parametrize("variant", VARIANTS, ids=["main", "pick_on_me"])
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_audit_fuzz_and_replay(n: int, variant: dict[str, Any]) -> None:
-    def factory() -> Any:
-        return goes_to_eleven_v0.env(num_players=n, **variant)
-
-    report = checks.hidden_information_audit(factory, games=2, every=4, seed=n)
-    assert report.hidden_change_share > 0.8 and report.visible_changes_checked > 0
-    fuzz = checks.fuzz(factory, games=15, seed=n)
-    # Every play spends a card (72), every pile that leaves needs at most n - 1 answers and one gift, then n dead
-    # steps: far below this bound; the fuzz proves each game ends.
-    assert fuzz.games == 15 and fuzz.longest <= 72 * (n + 1) + n
-    record = checks.replay_check(factory, seed=n)
-    assert record["env"] == "goes_to_eleven_v0" and all(step["text"] for step in record["actions"])
-
-
 def test_small_pile_limit_and_dense_rewards_pass_the_checks() -> None:
     for kwargs in ({"max_piles": 1}, {"max_piles": 2, "reward": "margin"}, {"reward": "cards", "num_players": 3}):
         checks.fuzz(lambda kw=kwargs: goes_to_eleven_v0.env(**kw), games=20, seed=3)  # type: ignore[misc]
         checks.hidden_information_audit(lambda kw=kwargs: goes_to_eleven_v0.env(**kw), games=1, every=5)  # type: ignore[misc]
-
-
-@pytest.mark.parametrize("n", [2, 4, 6])
-def test_pickle_and_clone_mid_game_continue_identically(n: int) -> None:
-    assert checks.copy_check(lambda: goes_to_eleven_v0.env(num_players=n), seed=n, steps=25) > 0
 
 
 def test_same_seed_same_deal_different_seed_different_deal() -> None:
@@ -146,3 +117,13 @@ def test_resample_keeps_own_hand_and_public_cards_and_redraws_the_rest() -> None
             g.draw + [k for s in (0, 2, 3) for k in range(11) for _ in range(g.hands[s][k])]
         ), "the unseen cards are the same multiset"
     assert len({repr((c.hands, c.draw)) for c in copies}) > 15
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_every_game_ends_within_the_rulebook_bound(n: int) -> None:
+    from parlour.envs import checks
+
+    report = checks.fuzz(lambda: goes_to_eleven_v0.env(num_players=n), games=15, seed=n)
+    # Every play spends a card (72), every pile that leaves needs at most n - 1 answers and one gift, then n dead
+    # steps: far below this bound; the fuzz proves each game ends.
+    assert report.games == 15 and report.longest <= 72 * (n + 1) + n

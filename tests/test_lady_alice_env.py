@@ -6,33 +6,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from parlour.envs import checks, lady_alice_v0
 from parlour.envs.lady_alice import rules as R
 from parlour.envs.lady_alice.env import observation_layout
 
 PLAYER_COUNTS = [3, 4, 5]
-
-
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_pettingzoo_api_and_seed_tests(n: int) -> None:
-    api_test(lady_alice_v0.env(num_players=n), num_cycles=300)
-    seed_test(lambda: lady_alice_v0.env(num_players=n), num_cycles=200)
-
-
-@pytest.mark.parametrize("variant", [{}, {"no_notes": True}], ids=["notes", "no_notes"])
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_audit_fuzz_replay_and_copies(n: int, variant: dict[str, Any]) -> None:
-    def factory() -> Any:
-        return lady_alice_v0.env(num_players=n, **variant)
-
-    report = checks.hidden_information_audit(factory, games=2, every=4, seed=n)
-    assert report.hidden_change_share > 0.8 and report.visible_changes_checked > 0
-    assert checks.fuzz(factory, games=15, seed=n).games == 15
-    record = checks.replay_check(factory, seed=n)
-    assert record["env"] == "lady_alice_v0" and all(step["text"] for step in record["actions"])
-    assert checks.copy_check(factory, seed=n, steps=12) > 0
 
 
 def test_turn_cap_passes_the_checks() -> None:

@@ -216,6 +216,7 @@ TINY = [
 ]
 
 
+@pytest.mark.slow  # about 100 s; the run-control tests train, stop and resume tiny runs in the default tier
 def test_train_resume_and_evaluate_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     assert main(["train", str(CONFIG), *TINY, "--out", str(run), "--no-progress"]) == 0

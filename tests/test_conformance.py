@@ -1,0 +1,76 @@
+"""What every Parlour env promises, checked for every registered env, player count and declared variant (the cases
+of ``parlour.envs.golden.cases``: every player count with default rules, then the variants the env module declares).
+
+PettingZoo's own API and seed tests, the hidden-information audit, the seeded fuzz of invariants, record replay,
+copies, the generated docs, and that scripted bots see only what their seat sees. A new game is covered by being
+registered. Heavier budgets of the same checks run in the slow tier (``pytest -m slow``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from parlour.baselines import BOTS
+from parlour.envs import ENVIRONMENTS, checks, golden, make
+
+CASES = [(name, kwargs) for name in ENVIRONMENTS for kwargs in golden.cases(name)]
+IDS = [f"{name}-" + "-".join(f"{k}={v}" for k, v in kwargs.items()) for name, kwargs in CASES]
+
+
+def factory(name: str, kwargs: dict[str, Any]) -> checks.EnvFactory:
+    return lambda: make(name, **kwargs)
+
+
+@pytest.mark.parametrize(("name", "kwargs"), CASES, ids=IDS)
+def test_pettingzoo_api_and_seed_tests(name: str, kwargs: dict[str, Any]) -> None:
+    api_test(make(name, **kwargs), num_cycles=300)
+    seed_test(factory(name, kwargs), num_cycles=200)
+
+
+@pytest.mark.parametrize(("name", "kwargs"), CASES, ids=IDS)
+def test_hidden_information_audit(name: str, kwargs: dict[str, Any]) -> None:
+    report = checks.hidden_information_audit(factory(name, kwargs), games=2, every=4, seed=len(IDS))
+    assert report.hidden_change_share > 0.8 and report.visible_changes_checked > 0
+
+
+@pytest.mark.parametrize(("name", "kwargs"), CASES, ids=IDS)
+def test_fuzz_replay_and_copies(name: str, kwargs: dict[str, Any]) -> None:
+    assert checks.fuzz(factory(name, kwargs), games=12, seed=3).games == 12
+    record = checks.replay_check(factory(name, kwargs), seed=5)
+    assert record["env"] == name and all(step["text"] for step in record["actions"])
+    assert checks.copy_check(factory(name, kwargs), seed=7, steps=20) > 0
+
+
+@pytest.mark.parametrize("name", ENVIRONMENTS)
+def test_docs_are_generated_from_the_env(name: str) -> None:
+    module = importlib.import_module(ENVIRONMENTS[name])
+    env = make(name)
+    doc = module.__doc__ or ""
+    assert env.observation_layout.markdown_table() in doc
+    assert f"Box(0, 1, ({env.observation_layout.size},), float32)" in doc and f"Discrete({env.num_actions})" in doc
+    for heading in ("Observation", "Actions", "Rewards", "Rulings", "Version history"):
+        assert f"\n{heading}\n" in doc, heading
+    assert f"v{env.env_version}:" in doc.split("Version history")[1]
+
+
+@pytest.mark.parametrize("name", ENVIRONMENTS)
+def test_bots_see_only_what_their_seat_sees(name: str) -> None:
+    """At decisions of a random game, every bot that plays from its observation chooses the same in every world
+    consistent with what its seat knows: even handed the env (``act_with_env``), it reads nothing hidden."""
+    bots = [cls() for cls in BOTS.values() if (cls.games is None or name in cls.games) and not cls.needs_env]
+    assert len(bots) >= 3, bots  # random, heuristic, expert
+    env = make(name)
+    rng = np.random.default_rng(1)
+    for i, point in enumerate(checks.random_decision_points(env, rng, seed=11)):
+        agent = point.agent_selection
+        if i % 5 or point.terminations[agent] or point.truncations[agent]:
+            continue
+        for bot in bots:
+            worlds = [point] + [point.resample_hidden(agent, np.random.default_rng(s)) for s in range(3)]
+            choices = {bot.act_with_env(w, agent, np.random.default_rng(0)) for w in worlds}
+            assert len(choices) == 1, f"{bot.name} in {name}, decision {i}: {choices}"
