@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations, permutations
+from typing import Any
 
 import numpy as np
 
@@ -478,3 +479,8 @@ BOTS: tuple[type[Policy], ...] = (ElevensesHeuristic, ElevensesExpert)
 ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
 #: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
 ROLLOUT_HORIZON: Horizon | None = None
+#: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
+#: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
+BENCHMARK: dict[str, dict[str, Any]] = {
+    "v1": {"num_players": 4, "opponents": ("random", "elevenses_heuristic", "elevenses_expert"), "deals": 50}
+}

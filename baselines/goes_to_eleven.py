@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from math import comb
+from typing import Any
 
 import numpy as np
 
@@ -295,3 +296,8 @@ BOTS: tuple[type[Policy], ...] = (GoesToElevenHeuristic, GoesToElevenExpert)
 ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
 #: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
 ROLLOUT_HORIZON: Horizon | None = None
+#: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
+#: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
+BENCHMARK: dict[str, dict[str, Any]] = {
+    "v1": {"num_players": 4, "opponents": ("random", "goes_to_eleven_heuristic", "goes_to_eleven_expert"), "deals": 100}
+}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from parlour.envs.lady_alice import rules as R
 from parlour.envs.lady_alice.env import observation_layout
 from parlour.envs.layout import keyword_for_size
 
-GAMES = ("lady_alice_v0",)
+GAMES = ("lady_alice_v1", "lady_alice_v0")
 C, K, P = R.NUM_CLUES, R.NUM_CATEGORIES, R.PER_CATEGORY
 
 
@@ -263,3 +264,8 @@ ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
 ROLLOUT_HORIZON: Horizon | None = Horizon(
     steps=12, finish=finish
 )  # playouts stop about a round later and are scored as at the turn cap
+#: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
+#: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
+BENCHMARK: dict[str, dict[str, Any]] = {
+    "v1": {"num_players": 4, "opponents": ("random", "lady_alice_heuristic", "lady_alice_expert"), "deals": 50}
+}

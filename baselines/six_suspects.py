@@ -169,3 +169,8 @@ BOTS: tuple[type[Policy], ...] = (SixSuspectsHeuristic, SixSuspectsExpert, SixSu
 ROLLOUT_POLICY: RolloutPolicy | None = None
 #: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
 ROLLOUT_HORIZON: Horizon | None = None
+#: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
+#: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
+BENCHMARK: dict[str, dict[str, Any]] = {
+    "v1": {"num_players": 4, "opponents": ("random", "six_suspects_heuristic", "six_suspects_expert"), "deals": 200}
+}

@@ -12,7 +12,7 @@ from parlour.baselines import available, make
 from parlour.baselines.lady_alice import LadyAliceExpert, decode, solution_probabilities
 from parlour.baselines.match import play_game, run_match
 from parlour.baselines.search import DeterminizedSearch
-from parlour.envs import lady_alice_v0
+from parlour.envs import lady_alice_v1
 from parlour.envs import make as make_env
 from parlour.envs.lady_alice import rules as R
 
@@ -21,13 +21,13 @@ NAMES = {R.clue_name(c): c for c in range(R.NUM_CLUES)}
 
 
 def test_registry() -> None:
-    assert set(BOTS) | {"search"} <= set(available("lady_alice_v0"))
+    assert set(BOTS) | {"search"} <= set(available("lady_alice_v1"))
 
 
 @pytest.mark.parametrize("variant", [{}, {"no_notes": True}, {"max_rounds": 3}])
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_bots_are_always_legal(n: int, variant: dict[str, Any]) -> None:
-    env = make_env("lady_alice_v0", num_players=n, **variant)
+    env = make_env("lady_alice_v1", num_players=n, **variant)
     pool = [make(b) for b in BOTS]
     rng = np.random.default_rng(n)
     for g in range(3):
@@ -37,7 +37,7 @@ def test_bots_are_always_legal(n: int, variant: dict[str, Any]) -> None:
 
 
 def test_search_is_legal_in_lady_alice() -> None:
-    env = make_env("lady_alice_v0", num_players=3, max_rounds=2)
+    env = make_env("lady_alice_v1", num_players=3, max_rounds=2)
     result = play_game(
         env,
         [DeterminizedSearch(worlds=1, rollouts=1), make("random"), make("random")],
@@ -54,7 +54,7 @@ def play_suspicion(env: Any, names: list[str]) -> None:
 
 def test_expert_knows_the_probabilities_and_accuses_when_sure() -> None:
     evidence = [NAMES["Mary Kingsley"], NAMES["Waterloo Station"], NAMES["7:00"], NAMES["compass"]]
-    env = lady_alice_v0.env(num_players=4)
+    env = lady_alice_v1.env(num_players=4)
     env.unwrapped.set_state(R.position(env.unwrapped.rules_options, evidence, holder=3))
     view = decode(env.observe("player_0")["observation"])
     worlds, prob = solution_probabilities(view)
@@ -73,7 +73,7 @@ def test_expert_knows_the_probabilities_and_accuses_when_sure() -> None:
 
 def test_expert_does_not_accuse_when_unsure() -> None:
     evidence = [NAMES["Mary Kingsley"], NAMES["Waterloo Station"], NAMES["7:00"], NAMES["compass"]]
-    env = lady_alice_v0.env(num_players=4)
+    env = lady_alice_v1.env(num_players=4)
     env.unwrapped.set_state(R.position(env.unwrapped.rules_options, evidence, holder=3))
     play_suspicion(env, ["Mary Kingsley", "Waterloo Station", "7:00", "Object 3"])  # 3 smiles
     obs = env.observe("player_0")
@@ -96,7 +96,7 @@ def expected_log_size(
 def test_expert_suspects_the_most_informative_combination(seed: int) -> None:
     """After two random suspicions, the expert's own suspicion minimises the expected size of its consistent set
     (equivalently maximises the entropy of the verdict) over all 4,096 combinations."""
-    env = lady_alice_v0.env(num_players=4)
+    env = lady_alice_v1.env(num_players=4)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     g = env.unwrapped.game
@@ -122,12 +122,12 @@ def test_expert_suspects_the_most_informative_combination(seed: int) -> None:
 def test_ladder_is_ordered_in_fixed_seed_matches() -> None:
     low = {
         r["bot"]: r
-        for r in run_match("lady_alice_v0", ["random", "lady_alice_heuristic"], num_players=4, games=60, seed=2)
+        for r in run_match("lady_alice_v1", ["random", "lady_alice_heuristic"], num_players=4, games=60, seed=2)
     }
     high = {
         r["bot"]: r
         for r in run_match(
-            "lady_alice_v0", ["lady_alice_heuristic", "lady_alice_expert"], num_players=4, games=60, seed=3
+            "lady_alice_v1", ["lady_alice_heuristic", "lady_alice_expert"], num_players=4, games=60, seed=3
         )
     }
     for rows, lower, higher in (

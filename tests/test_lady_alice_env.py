@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from parlour.envs import checks, lady_alice_v0
+from parlour.envs import checks, lady_alice_v1
 from parlour.envs.lady_alice import rules as R
 from parlour.envs.lady_alice.env import observation_layout
 
@@ -16,7 +16,7 @@ PLAYER_COUNTS = [3, 4, 5]
 
 def test_turn_cap_passes_the_checks() -> None:
     def factory() -> Any:
-        return lady_alice_v0.env(num_players=3, max_rounds=2)
+        return lady_alice_v1.env(num_players=3, max_rounds=2)
 
     report = checks.fuzz(factory, games=30, seed=1)
     assert report.games == 30
@@ -25,7 +25,7 @@ def test_turn_cap_passes_the_checks() -> None:
 
 def test_no_notes_hides_the_history_but_not_the_last_verdict() -> None:
     for no_notes in (False, True):
-        env = lady_alice_v0.env(no_notes=no_notes)
+        env = lady_alice_v1.env(no_notes=no_notes)
         env.reset(seed=1)
         for _ in range(4):
             env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
@@ -35,7 +35,7 @@ def test_no_notes_hides_the_history_but_not_the_last_verdict() -> None:
 
 
 def test_consistent_solutions_shrink_and_keep_the_truth() -> None:
-    env = lady_alice_v0.env(num_players=4)
+    env = lady_alice_v1.env(num_players=4)
     env.reset(seed=3)
     g = env.unwrapped.game
     sizes = [len(env.unwrapped.consistent_solutions("player_0"))]
@@ -50,7 +50,7 @@ def test_consistent_solutions_shrink_and_keep_the_truth() -> None:
 
 
 def test_observation_dict_shows_own_card_and_counters_only() -> None:
-    env = lady_alice_v0.env(num_players=4)
+    env = lady_alice_v1.env(num_players=4)
     env.reset(seed=5)
     g = env.unwrapped.game
     for s in range(4):
@@ -61,7 +61,7 @@ def test_observation_dict_shows_own_card_and_counters_only() -> None:
 
 
 def test_spaces_decode_render_and_docs() -> None:
-    env = lady_alice_v0.env(num_players=3, render_mode="ansi")
+    env = lady_alice_v1.env(num_players=3, render_mode="ansi")
     env.reset(seed=0)
     assert env.action_space("player_0").n == 41 and env.state().shape == env.state_space.shape
     assert env.decode_action(2) == "clue Mary Kingsley (Suspect)"
@@ -73,10 +73,10 @@ def test_spaces_decode_render_and_docs() -> None:
     umpire, mine = env.render(), env.render_text("player_0")
     assert "solution:" in umpire and "solution:" not in mine
     assert f"player_0: evidence {R.clue_name(g.evidence[0])}" in mine and "player_1: evidence ?" in mine
-    doc = lady_alice_v0.__doc__ or ""
+    doc = lady_alice_v1.__doc__ or ""
     assert observation_layout().markdown_table() in doc and f"({observation_layout().size},)" in doc
     assert "Discrete(41)" in doc and "| 35 | pass |" in doc
-    assert lady_alice_v0.env(max_rounds=5).observation_space("player_0")["observation"].shape == (
+    assert lady_alice_v1.env(max_rounds=5).observation_space("player_0")["observation"].shape == (
         observation_layout(5).size,
     )
 
@@ -93,7 +93,7 @@ def test_spaces_decode_render_and_docs() -> None:
 )
 def test_bad_keywords_raise_with_the_valid_range(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError) as err:
-        lady_alice_v0.env(**kwargs)
+        lady_alice_v1.env(**kwargs)
     assert message in str(err.value)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from parlour.envs import lady_alice_v0
+from parlour.envs import lady_alice_v0, lady_alice_v1
 from parlour.envs.lady_alice import rules as R
 
 NAMES = {R.clue_name(c): c for c in range(R.NUM_CLUES)}
@@ -30,8 +30,8 @@ def cover(g: Any, clues: list[int]) -> None:
         g.open[c] = 0
 
 
-def setup(evidence: list[int], holder: int = 0, **options: Any) -> Any:
-    env = lady_alice_v0.env(num_players=len(evidence), **options)
+def setup(evidence: list[int], holder: int = 0, version: Any = lady_alice_v1, **options: Any) -> Any:
+    env = version.env(num_players=len(evidence), **options)
     env.unwrapped.set_state(R.position(env.unwrapped.rules_options, evidence, holder=holder))
     return env
 
@@ -229,6 +229,31 @@ def test_placing_needs_a_counter_of_that_value() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ accusations
+ZERO_SMILE_ACCUSATION_CASES = [
+    # (env version, keywords, whether the accusation's four red herrings are covered)
+    (lady_alice_v1, {}, True),  # the ruling: "the accuser proceeds as in phase two"
+    (lady_alice_v1, {"accusation_covers": False}, False),
+    (lady_alice_v0, {}, False),  # v0 did not cover them
+    (lady_alice_v0, {"accusation_covers": True}, True),
+]
+
+
+@pytest.mark.parametrize(("version", "options", "covers"), ZERO_SMILE_ACCUSATION_CASES)
+def test_a_zero_smile_accusation_covers_its_clues_as_a_suspicion_does(
+    version: Any, options: dict[str, Any], covers: bool
+) -> None:
+    env = setup(EVIDENCE_4, holder=AUDREY, version=version, **options)
+    suspect(env, "Tippu Tip", "Place 2", "Time 3", "compass")  # Audrey: one smile
+    g = env.unwrapped.game
+    accuse(env, "Tippu Tip", "Place 3", "Time 3", "Object 3")  # Helen: four red herrings
+    assert g.history[-1].accusation and g.history[-1].smiles == 0 and g.excluded[HELEN]
+    herrings = [clue(c) for c in ("Tippu Tip", "Place 3", "Time 3", "Object 3")]
+    assert [bool(g.covered[c]) for c in herrings] == [covers] * 4
+    assert seat(env) == GORDON and (clue("Place 3") in legal(env)) is not covers, "no counter on a covered clue"
+    obs = env.unwrapped.observation_dict("player_1")
+    assert obs["covered"][herrings].tolist() == [float(covers)] * 4
+
+
 def test_correct_accusation_ends_the_game_and_wins() -> None:
     env = setup(EVIDENCE_4, holder=AUDREY)
     suspect(env, "Tippu Tip", "Place 2", "Time 3", "compass")
@@ -411,7 +436,7 @@ def test_scoring(
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_consistent_solutions_match_brute_force(n: int) -> None:
     rng = np.random.default_rng(n)
-    env = lady_alice_v0.env(num_players=n)
+    env = lady_alice_v1.env(num_players=n)
     env.reset(seed=n)
     # A few suspicions by random legal play (passing in every Deductions phase).
     g = env.unwrapped.game

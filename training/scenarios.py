@@ -31,21 +31,21 @@ class Scenario:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-#: The published scenario sets, by version.
-SCENARIO_SETS: dict[str, dict[str, Scenario]] = {
-    "v1": {
-        "six_suspects_v0": Scenario(
-            "six_suspects_v0", 4, ("random", "six_suspects_heuristic", "six_suspects_expert"), deals=200
-        ),
-        "goes_to_eleven_v0": Scenario(
-            "goes_to_eleven_v0", 4, ("random", "goes_to_eleven_heuristic", "goes_to_eleven_expert"), deals=100
-        ),
-        "lady_alice_v0": Scenario(
-            "lady_alice_v0", 4, ("random", "lady_alice_heuristic", "lady_alice_expert"), deals=50
-        ),
-        "elevenses_v0": Scenario("elevenses_v0", 4, ("random", "elevenses_heuristic", "elevenses_expert"), deals=50),
-    }
-}
+def _scenario_sets() -> dict[str, dict[str, Scenario]]:
+    """The published scenario sets, by version: each game declares its scenario in each set beside its bots
+    (``BENCHMARK`` in ``parlour.baselines.<game>``), for every env id it plays."""
+    from parlour.baselines import GAME_MODULES
+
+    sets: dict[str, dict[str, Scenario]] = {}
+    for module in GAME_MODULES.values():
+        for version, spec in module.BENCHMARK.items():
+            for env_name in module.GAMES:
+                sets.setdefault(version, {})[env_name] = Scenario(env_name, **spec)
+    return sets
+
+
+#: The published scenario sets, by version. A set, once published, never changes for a game already in it.
+SCENARIO_SETS: dict[str, dict[str, Scenario]] = _scenario_sets()
 #: The scenario set used when none is named.
 LATEST = "v1"
 

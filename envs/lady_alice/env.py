@@ -1,10 +1,11 @@
 """The Lady Alice environment: encoding, decoding and drawing over the pure rules in ``rules.py``.
 
-See :mod:`parlour.envs.lady_alice_v0` for the user-facing documentation.
+See :mod:`parlour.envs.lady_alice_v1` for the user-facing documentation.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
@@ -159,13 +160,13 @@ def _gather_index(max_rounds: int, observer: int, n: int) -> np.ndarray:
 
 
 class LadyAliceEnv(GameEnv[R.LadyAliceState]):
-    """PettingZoo AEC environment for Lady Alice (see ``parlour.envs.lady_alice_v0``)."""
+    """PettingZoo AEC environment for Lady Alice (see ``parlour.envs.lady_alice_v1``)."""
 
-    metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v0")
+    metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v1")
     title = "Lady Alice"
     options_class = R.Options
     default_players = R.DEFAULT_PLAYERS
-    env_version = 0
+    env_version = 1
     min_players = R.MIN_PLAYERS
     max_players = R.MAX_PLAYERS
     num_actions = R.NUM_ACTIONS
@@ -388,6 +389,8 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         if record.accusation:
             k = sum(r.accusation for r in g.history) - 1
             v[i["excluded"] + record.seat] = float(g.excluded[record.seat])
+            if record.smiles == 0 and self.rules_options.accusation_covers:
+                v[i["covered"] + np.array(record.clues)] = 1
             if not self.rules_options.no_notes:
                 v[i["accusation_seats"] + k * MAXP + record.seat] = 1
                 base = i["accusations"] + k * ACCUSATION_ROW
@@ -566,3 +569,19 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
             assert g.current == g.holder and not g.excluded[g.holder]
         for s in range(n):
             assert np.array_equal(self._observation(s), self._encode_observation(s)), "incremental encoding drifted"
+
+
+@dataclass(frozen=True)
+class OptionsV0(R.Options):
+    """``lady_alice_v0``'s keywords: as v1's, but a zero-smile accusation does not cover its clues by default."""
+
+    accusation_covers: bool = False
+
+
+class LadyAliceV0Env(LadyAliceEnv):
+    """``lady_alice_v0``: the previous version (see ``parlour.envs.lady_alice_v0``)."""
+
+    metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v0")
+    title = "Lady Alice (v0: zero-smile accusations cover nothing)"
+    options_class = OptionsV0
+    env_version = 0

@@ -19,7 +19,7 @@ Actions (one flat space of 41):
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from itertools import product
 from typing import Any
@@ -55,6 +55,9 @@ COUNTER_VALUES = (0, 1, 2)
 COUNTERS_PER_VALUE = 3
 #: After this many suspicion rounds the game is truncated and scored without accusation bonus (ruling, choice).
 DEFAULT_MAX_ROUNDS = 40
+#: An accusation whose verdict shows zero smiles covers its clues, as a suspicion's does (ruling: the rulebook's "the
+#: accuser proceeds as in phase two"; ``lady_alice_v1``; ``lady_alice_v0`` did not cover them).
+ACCUSATION_COVERS = True
 #: Scoring bonuses (rulebook steps VII, VIII, IX and the five-player bonus).
 ALL_CLUES_BONUS, EXACT_SUSPICION_BONUS, ACCUSATION_BONUS, DOUBLED_CATEGORY_BONUS = 2, 1, 3, 2
 
@@ -175,6 +178,8 @@ class Options:
     start_seat: int = 0
     #: ``win``: at the end +1 to every winner and −1 to every other seat; ``score``: the rulebook's points.
     reward: str = "win"
+    #: A zero-smile accusation covers its clues (ruling, ``ACCUSATION_COVERS``).
+    accusation_covers: bool = ACCUSATION_COVERS
 
     def __post_init__(self) -> None:
 
@@ -183,6 +188,7 @@ class Options:
         check_bool("lady_alice: no_notes", self.no_notes)
         check_int("lady_alice: start_seat", self.start_seat, 0, self.num_players - 1)
         check_choice("lady_alice: reward", self.reward, REWARD_MODES)
+        check_bool("lady_alice: accusation_covers", self.accusation_covers)
 
 
 # ----------------------------------------------------------------------------------------------- the state
@@ -389,11 +395,7 @@ class LadyAliceState(Rules):
         smiles = self.verdict(clues)
         self.history.append(Record(self.holder, clues, smiles))
         if smiles == 0:
-            for c in clues:
-                if not self.covered[c]:
-                    self.uncovered[category(c)] -= 1
-                self.covered[c] = True  # business cards on the four red herrings
-                self.open[c] = 0
+            self._cover(clues)
         if smiles == smiles_needed(self.n):
             self.exact[self.holder] = True
         self.previous = clues
@@ -402,6 +404,14 @@ class LadyAliceState(Rules):
         self.phase = DEDUCE
         self.passed = []
         self.current = self.next_active(self.holder)
+
+    def _cover(self, clues: tuple[int, ...]) -> None:
+        """A verdict with zero smiles: business cards on its clues, every one a red herring."""
+        for c in clues:
+            if not self.covered[c]:
+                self.uncovered[category(c)] -= 1
+            self.covered[c] = True
+            self.open[c] = 0
 
     def _next_deducer(self) -> list[float] | None:
         # ``passed`` holds each player still in the game at most once (a placement empties it; an excluded
@@ -426,6 +436,8 @@ class LadyAliceState(Rules):
         clues = tuple(self.partial)
         smiles = self.verdict(clues)
         self.history.append(Record(seat, clues, smiles, accusation=True, missing=self.missing))
+        if smiles == 0 and self.options.accusation_covers:
+            self._cover(clues)
         self.partial = []
         self.missing = -1
         if smiles == smiles_needed(self.n):
@@ -574,6 +586,6 @@ def position(opts: Options, evidence: list[int], holder: int = 0) -> LadyAliceSt
         special = next(c for c in range(NUM_CATEGORIES) if cats.count(c) == 2)
     elif n == 3:
         special = next(c for c in range(NUM_CATEGORIES) if c not in cats)
-    state = deal(Options(**{**vars(opts), "start_seat": holder}), np.random.default_rng(0))
+    state = deal(replace(opts, start_seat=holder), np.random.default_rng(0))
     state.solution, state.special, state.evidence = solution, special, list(evidence)
     return state
