@@ -68,6 +68,19 @@ def document(doc: str | None, env_cls: type[ParlourEnv[Any]]) -> str:
     return text
 
 
+E = TypeVar("E", bound="ParlourEnv[Any]")
+
+
+def env_factory(env_cls: type[E]) -> Callable[..., E]:
+    """A versioned module's ``env(**kwargs)``: the PettingZoo-style constructor of ``env_cls``."""
+
+    def env(**kwargs: Any) -> E:
+        return env_cls(**kwargs)
+
+    env.__doc__ = f"Create the {env_cls.title} AEC environment ({env_cls.metadata['name']}; see its module docstring)."
+    return env
+
+
 def env_metadata(name: str) -> dict[str, Any]:
     """PettingZoo metadata of a Parlour env: text rendering, AEC only."""
     return {"render_modes": ["ansi"], "name": name, "is_parallelizable": False}

@@ -123,20 +123,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlour.envs.core import document
+from parlour.envs.core import document, env_factory
 from parlour.envs.elevenses.env import ElevensesEnv
 
 raw_env = ElevensesEnv
+env = env_factory(raw_env)
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 #: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
 #: count): each a keyword dict.
 VARIANTS: list[dict[str, Any]] = [{"start_seat": 3}]
-
-
-def env(**kwargs: Any) -> ElevensesEnv:
-    """Create the Elevenses AEC environment (see the module docstring for keywords)."""
-    return ElevensesEnv(**kwargs)
 
 
 __all__ = ["VARIANTS", "env", "raw_env"]

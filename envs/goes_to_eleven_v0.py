@@ -112,20 +112,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlour.envs.core import document
+from parlour.envs.core import document, env_factory
 from parlour.envs.goes_to_eleven.env import GoesToElevenEnv
 
 raw_env = GoesToElevenEnv
+env = env_factory(raw_env)
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 #: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
 #: count): each a keyword dict.
 VARIANTS: list[dict[str, Any]] = [{"pick_on_me": True}, {"reward": "margin", "max_piles": 4, "start_seat": 1}]
-
-
-def env(**kwargs: Any) -> GoesToElevenEnv:
-    """Create the This Game Goes to Eleven AEC environment (see the module docstring for keywords)."""
-    return GoesToElevenEnv(**kwargs)
 
 
 __all__ = ["VARIANTS", "env", "raw_env"]

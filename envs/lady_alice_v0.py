@@ -13,18 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.envs import lady_alice_v1
+from parlour.envs.core import env_factory
 from parlour.envs.lady_alice.env import LadyAliceV0Env
 
 raw_env = LadyAliceV0Env
+env = env_factory(raw_env)
 __doc__ = (__doc__ or "") + (lady_alice_v1.__doc__ or "")  # v1's, filled in already: the same layout
 
 #: Rule variants that the conformance tests and golden traces play beside the defaults (as in v1).
 VARIANTS: list[dict[str, Any]] = lady_alice_v1.VARIANTS
-
-
-def env(**kwargs: Any) -> LadyAliceV0Env:
-    """Create the Lady Alice v0 AEC environment (see the module docstring for keywords)."""
-    return LadyAliceV0Env(**kwargs)
 
 
 __all__ = ["VARIANTS", "env", "raw_env"]

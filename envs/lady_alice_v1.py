@@ -112,20 +112,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlour.envs.core import document
+from parlour.envs.core import document, env_factory
 from parlour.envs.lady_alice.env import LadyAliceEnv
 
 raw_env = LadyAliceEnv
+env = env_factory(raw_env)
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 #: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
 #: count): each a keyword dict.
 VARIANTS: list[dict[str, Any]] = [{"no_notes": True}, {"reward": "score", "max_rounds": 3, "start_seat": 1}]
-
-
-def env(**kwargs: Any) -> LadyAliceEnv:
-    """Create the Lady Alice AEC environment (see the module docstring for keywords)."""
-    return LadyAliceEnv(**kwargs)
 
 
 __all__ = ["VARIANTS", "env", "raw_env"]

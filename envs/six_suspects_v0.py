@@ -96,10 +96,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from parlour.envs.core import document
+from parlour.envs.core import document, env_factory
 from parlour.envs.six_suspects.env import SixSuspectsEnv
 
 raw_env = SixSuspectsEnv
+env = env_factory(raw_env)
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 #: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
@@ -109,11 +110,6 @@ VARIANTS: list[dict[str, Any]] = [
     {"reward": "expected", "start_seat": 2},
     {"reward": "win", "num_games": 2},
 ]
-
-
-def env(**kwargs: Any) -> SixSuspectsEnv:
-    """Create the 6 Suspects AEC environment (see the module docstring for keywords)."""
-    return SixSuspectsEnv(**kwargs)
 
 
 __all__ = ["VARIANTS", "env", "raw_env"]
