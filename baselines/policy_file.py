@@ -103,7 +103,16 @@ def differences(spec: dict[str, Any], table: dict[str, Any]) -> list[str]:
             out.append(f"{key}: trained {spec.get(key)!r}, table {table[key]!r}")
     if spec.get("env") == table["env"]:  # another game's keywords are not comparable
         trained, here = spec.get("options", {}), table["options"]
+        defaults: dict[str, Any] | None = None
         for key in sorted((set(trained) | set(here)) - SIGNAL_KEYWORDS):
+            if key not in trained and spec.get("env_version") == table["env_version"]:
+                # A keyword added to this env version after the file was written: it was trained at its default
+                # (a new keyword's default keeps the version's behaviour; otherwise the version would change).
+                if defaults is None:
+                    from parlour.envs import make
+
+                    defaults = make(table["env"]).options
+                trained = {**trained, key: defaults.get(key, "<absent>")}
             a, b = trained.get(key, "<absent>"), here.get(key, "<absent>")
             if a != b:
                 out.append(f"{key}: trained {a!r}, table {b!r}")

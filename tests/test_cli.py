@@ -96,7 +96,7 @@ def test_version_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for name in ENVIRONMENTS:
-        assert f"{name}  (version 0;" in out
+        assert f"{name}  (version {name.rsplit('_v', 1)[1]};" in out
     assert "  bots: random, six_suspects_heuristic, six_suspects_expert, six_suspects_oracle, search" in out
     assert "  trained: lady_alice_ppo (4 players; " in out
     assert main(["list", "lady_alice_v0"]) == 0

@@ -75,8 +75,9 @@ def test_the_resolver_accepts_exactly_the_names_it_lists(env_name: str) -> None:
     with pytest.raises(UnknownPolicyError) as err:
         resolve("genius", env_name, 4)
     assert str(listed) in str(err.value)
-    assert shipped_path(next(n for n, e in SHIPPED.items() if e == env_name)).is_file()
-    assert sum(1 for n in listed if n in SHIPPED) == 1  # its shipped policy is listed, and accepted (above)
+    shipped = [n for n, e in SHIPPED.items() if e == env_name]
+    assert all(shipped_path(n).is_file() for n in shipped)
+    assert [n for n in listed if n in SHIPPED] == shipped  # its shipped policy (if any) is listed, and accepted (above)
 
 
 def test_a_shipped_name_is_accepted_by_evaluate_and_by_a_config(capsys: pytest.CaptureFixture[str]) -> None:
@@ -324,7 +325,7 @@ def test_the_library_checks_a_policy_where_it_meets_a_table() -> None:
         )
     with pytest.raises(IncompatiblePolicyError, match="num_players"):
         run_match("goes_to_eleven_v0", [str(shipped_path("goes_to_eleven_ppo")), "random"], num_players=5, games=1)
-    with pytest.raises(ValueError, match=r"plays \['lady_alice_v0'\], not goes_to_eleven_v0"):
+    with pytest.raises(ValueError, match=r"plays \['lady_alice_v1', 'lady_alice_v0'\], not goes_to_eleven_v0"):
         play_matchup("goes_to_eleven_v0", make("lady_alice_expert"), make("random"), num_players=4, games=1)
     pytest.importorskip("gymnasium")
     from parlour.training.single_agent import SingleAgentEnv
@@ -334,3 +335,16 @@ def test_the_library_checks_a_policy_where_it_meets_a_table() -> None:
     env = SingleAgentEnv("goes_to_eleven_v0", [make("random")], env_kwargs={"num_players": 2})
     with pytest.raises(IncompatiblePolicyError, match="num_players"):
         env.add_opponent(policy)
+
+
+def test_a_keyword_newer_than_the_policy_file_counts_at_its_default() -> None:
+    """Policy files written before a keyword existed were trained at its default for their env version."""
+    from parlour.baselines.policy_file import differences, read_spec
+
+    spec = read_spec(shipped_path("lady_alice_ppo"))
+    assert spec["env"] == "lady_alice_v0" and "accusation_covers" not in spec["options"]
+    assert differences(spec, table_for("lady_alice_v0")) == []
+    assert differences(spec, table_for("lady_alice_v0", options={"accusation_covers": True})) == [
+        "accusation_covers: trained False, table True"
+    ]
+    assert "env: trained 'lady_alice_v0', table 'lady_alice_v1'" in differences(spec, table_for("lady_alice_v1"))
