@@ -18,7 +18,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import gymnasium
 import numpy as np
@@ -26,7 +26,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from parlour.envs.contract import RulesState, build_options, check_choice, check_int, options_record
-from parlour.envs.layout import Layout, Source
+from parlour.envs.layout import Layout
 
 #: Keyword values of ``illegal_action``.
 ILLEGAL_RAISE = "raise"
@@ -530,47 +530,4 @@ class GameEnv(ParlourEnv[S]):
         """Set per-instance ``num_actions``/layouts that depend on the rule keywords (before spaces are made)."""
 
     def _setup(self) -> None:
-        """Build the game's encoders once the driver is initialised (``_use_source``)."""
-
-    # ------------------------------------------------------------------------------------ incremental encoding
-    # One mechanism for every game: the rules note what each action changed (``Rules.changes``); the env keeps a
-    # source vector (:class:`~parlour.envs.layout.Source`: public fields once, private fields once per seat),
-    # applies those changes to it (``_apply_changes``), and hands each seat its observation as one gather. The
-    # game's from-scratch writer (``_write_source``) builds the source at a reset and is the reference the fuzz
-    # checks the incremental one against at every step (``_encode_observation``).
-    src: Source
-
-    def _use_source(self, layout: Layout, gather: list[np.ndarray]) -> None:
-        """Encode incrementally into a source vector of ``layout``; ``gather[seat]``: that seat's observation."""
-        self.src = Source(layout)
-        self._gather = gather
-
-    def _write_source(self, src: Source) -> None:
-        """Write everything the source shows of ``self.game`` into ``src`` (reset: zero but ``one``)."""
-        raise NotImplementedError
-
-    def _apply_changes(self, changes: list[tuple[Any, ...]]) -> None:
-        """Update ``self.src`` for what the last action changed (``changes``, as the rules noted them)."""
-        raise NotImplementedError
-
-    def _on_new_state(self) -> None:
-        self.src.reset()
-        self._write_source(self.src)
-        self.game.changes = []  # the rules note their changes from now on
-
-    def _apply(self, action: int) -> Sequence[float] | None:
-        game = self.game
-        deltas = game.play(action)  # the driver has checked the mask
-        changes = cast("list[tuple[Any, ...]]", game.changes)  # a list since _on_new_state
-        self._apply_changes(changes)
-        changes.clear()
-        return deltas
-
-    def _observation(self, seat: int) -> np.ndarray:
-        return self.src.vector[self._gather[seat]]
-
-    def _encode_observation(self, seat: int) -> np.ndarray:
-        fresh = Source(self.src.layout)
-        fresh.reset()
-        self._write_source(fresh)
-        return fresh.vector[self._gather[seat]]
+        """Build the game's encoders once the driver is initialised."""
