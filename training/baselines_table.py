@@ -54,6 +54,8 @@ class BaselineSpec:
     scenarios: str = "v1"
     #: Bots left out of the table (say why in the spec; e.g. too slow for this many games).
     skip_bots: list[str] = field(default_factory=list)
+    #: Sentences printed under the game's table (what a reader must know that the figures do not say).
+    notes: list[str] = field(default_factory=list)
 
 
 def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
@@ -208,6 +210,7 @@ def evaluate_game(env_name: str, spec: BaselineSpec, *, progress: bool, folder: 
     report["spec_seeds"] = list(spec.seeds)
     report["shipped"] = {"name": name, "seed": spec.shipped_seed}
     report["skipped_bots"] = list(spec.skip_bots)
+    report["notes"] = list(spec.notes)
     return report
 
 
@@ -315,8 +318,13 @@ def render(folder: Path) -> str:
         "(`<game>_ppo`) is the seed named in the spec before training, not the best one.",
         "",
     ]
+    try:  # the notes are the spec's as they are now (from the repository root), else as stored
+        notes = {env: spec.notes for env, (_, spec) in specs(Path.cwd()).items()}
+    except (FileNotFoundError, ValueError):
+        notes = {}
     for path in sorted(folder.glob("*_results.json")):
         r: dict[str, Any] = json.loads(path.read_text())
+        r["notes"] = notes.get(r["env"], r.get("notes", []))
         lines += _render_game(r)
     return "\n".join(lines)
 
@@ -382,6 +390,8 @@ def _render_game(r: dict[str, Any]) -> list[str]:
     lines.append(
         f"Wall-clock time on our 2-core machine: training {times}; this evaluation {_minutes(r.get('evaluation_seconds'))}."
     )
+    if r.get("notes"):
+        lines += ["", *r["notes"]]
     no_curve = [s["seed"] for s in r["seeds"] if not s["evaluations"]]
     if no_curve:
         lines += [
