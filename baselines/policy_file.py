@@ -79,7 +79,7 @@ def table_of(env: Any) -> dict[str, Any]:
         "env": env.metadata["name"],
         "env_version": env.env_version,
         "num_players": env.num_players,
-        "options": {k: v for k, v in env.options.items() if k != "num_players"},
+        "options": {k: v for k, v in env.make_kwargs.items() if k != "num_players"},
         "observation_size": env.observation_layout.size,
         "num_actions": env.num_actions,
     }
@@ -111,7 +111,7 @@ def differences(spec: dict[str, Any], table: dict[str, Any]) -> list[str]:
                 if defaults is None:
                     from parlour.envs import make
 
-                    defaults = make(table["env"]).options
+                    defaults = make(table["env"]).make_kwargs
                 trained = {**trained, key: defaults.get(key, "<absent>")}
             a, b = trained.get(key, "<absent>"), here.get(key, "<absent>")
             if a != b:

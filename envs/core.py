@@ -133,8 +133,9 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         if max_turns is None:
             max_turns = self.default_max_turns
         self.max_turns = None if max_turns is None else check_int(f"{name}: max_turns", max_turns, 1)
-        #: The keyword arguments that recreate this env (stored in records).
-        self.options: dict[str, Any] = {
+        #: The keyword arguments of ``make()`` that recreate this env (a record's ``options``). Not to be confused
+        #: with the rule keywords alone (``GameEnv.rules_options``) nor with ``reset(options=...)``.
+        self.make_kwargs: dict[str, Any] = {
             "num_players": self.num_players,
             "illegal_action": self.illegal_action,
             "illegal_reward": self.illegal_reward,
@@ -476,7 +477,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
             "package_version": package_version(),
             "env": self.metadata["name"],
             "env_version": self.env_version,
-            "options": dict(self.options),
+            "options": dict(self.make_kwargs),
             "game_seed": self.game_seed,
             "actions": [
                 {"seat": s, "agent": self.possible_agents[s], "action": a, "text": self.decode_action(a)}
