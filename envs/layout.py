@@ -138,13 +138,23 @@ def one_hot_entries(src: Layout, size: int, hot: int) -> np.ndarray:
     return np.where(np.arange(size) == hot, src["one"].start, src["zero"].start)
 
 
-def state_with_source(state: Layout, source: np.ndarray, players: int) -> np.ndarray:
-    """A new full-information vector whose first field is the one-hot player count (``players``: its index) and
-    whose next fields are the source's, in the same order, without its two constants; the game fills the rest."""
+def state_from_source(
+    state: Layout, src: Layout, source: np.ndarray, players: int, rename: dict[str, str] | None = None
+) -> np.ndarray:
+    """A new full-information vector derived from an env's source vector: its first field is the one-hot player
+    count (``players``: its index) and every field named as a source field (or mapped to one by ``rename``, state
+    name -> source name) is copied from it, so state and observations cannot disagree; the game fills the rest."""
     v = np.zeros(state.size, np.float32)
     v[state[state.fields[0].name].start + players] = 1
-    first = state[state.fields[1].name].start
-    v[first : first + source.size - 2] = source[2:]
+    rename = rename or {}
+    for f in state.fields[1:]:
+        name = rename.get(f.name, f.name)
+        if name in src.by_name:
+            if src.field(name).size != f.size:
+                raise ValueError(
+                    f"state field {f.name!r} has {f.size} entries, source field {name!r} {src.field(name).size}"
+                )
+            v[state[f.name]] = source[src[name]]
     return v
 
 

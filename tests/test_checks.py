@@ -139,3 +139,14 @@ def test_audit_catches_a_text_view_that_shows_which_card_left_a_hand() -> None:
     checks.hidden_information_audit(ElevensesEnv, games=2, every=6, samples=1)
     with pytest.raises(AssertionError, match="leaks into the text view"):
         checks.hidden_information_audit(StorageOrderText, games=2, every=6, samples=1)
+
+
+def test_the_state_vector_is_derived_from_the_source_by_field_name() -> None:
+    from parlour.envs.layout import Field, Layout, state_from_source
+
+    src = Layout((Field("zero", (1,), ""), Field("one", (1,), ""), Field("a", (2,), ""), Field("b", (3,), "")))
+    state = Layout((Field("n", (2,), ""), Field("b", (3,), ""), Field("votes", (2,), ""), Field("extra", (1,), "")))
+    v = state_from_source(state, src, np.arange(7, dtype=np.float32), 1, rename={"votes": "a"})
+    assert v.tolist() == [0, 1, 4, 5, 6, 2, 3, 0]
+    with pytest.raises(ValueError, match="state field 'b' has 3 entries, source field 'a' 2"):
+        state_from_source(state, src, np.zeros(7, np.float32), 0, rename={"b": "a"})

@@ -12,7 +12,7 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.elevenses import rules as R
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, rotated_entries, state_with_source
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, rotated_entries, state_from_source
 
 MAXP = R.MAX_PLAYERS
 POS = MAXP + 1  # plates / Guilt cards: five seats and Mrs Lansdowne
@@ -429,7 +429,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
 
     def _encode_state(self) -> np.ndarray:
         g, lay = self.game, self.state_layout
-        v = state_with_source(lay, self._src, g.n - R.MIN_PLAYERS)
+        v = state_from_source(lay, self._src_layout, self._src, g.n - R.MIN_PLAYERS)
         guests, hands, down = lay.view(v, "guests"), lay.view(v, "hands"), lay.view(v, "face_down")
         for s in range(g.n):
             guests[s, g.guests[s]] = 1

@@ -12,7 +12,7 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.goes_to_eleven import rules as R
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, state_from_source
 
 K = R.NUM_KINDS
 MAXP = R.MAX_PLAYERS
@@ -257,13 +257,8 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
 
     def _encode_state(self) -> np.ndarray:
         g = self.game
-        n = g.n
         lay = self.state_layout
-        v = np.zeros(lay.size, np.float32)
-        v[lay["num_players"].start + n - 2] = 1
-        self._pile_fields(lay, v, g)
-        lay.view(v, "hands")[:n] = np.array(g.hands) * self._third
-        self._seat_fields(lay, v, g, list(range(n)))
+        v = state_from_source(lay, self._src_layout, self._src, g.n - 2)  # every field but the draw pile's
         draw = np.bincount(np.array(g.draw, dtype=np.int64), minlength=K)
         lay.view(v, "draw_kinds")[:] = draw * self._kind_scale
         if g.draw:

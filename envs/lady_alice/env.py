@@ -19,7 +19,7 @@ from parlour.envs.layout import (
     gather_index,
     one_hot_entries,
     relative_columns,
-    state_with_source,
+    state_from_source,
 )
 
 C = R.NUM_CLUES
@@ -445,7 +445,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
     def _encode_state(self) -> np.ndarray:
         g = self.game
         lay = self.state_layout
-        v = state_with_source(lay, self._src, g.n - R.MIN_PLAYERS)
+        v = state_from_source(lay, self._src_layout, self._src, g.n - R.MIN_PLAYERS)
         v[lay["solution"].start + np.array(g.solution)] = 1
         if g.special >= 0:
             v[lay["special"].start + g.special] = 1

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_rows
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_rows, state_from_source
 from parlour.envs.six_suspects import rules as R
 
 MAX_PLAYERS = 8
@@ -300,27 +300,11 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
 
     def _encode_state(self) -> np.ndarray:
         g = self.game
-        n = g.n
         lay = STATE_LAYOUT
-        v = np.zeros(lay.size, np.float32)
-        v[lay["num_players"].start + n - 2] = 1
-        v[lay["phase"].start + g.phase] = 1
+        # Everything public or per seat comes from the source (every seat's vote is its ``own_vote`` there).
+        v = state_from_source(lay, SOURCE_LAYOUT, self._src, g.n - 2, rename={"votes": "own_vote"})
         lay.view(v, "layout")[np.arange(P), g.layout] = 1
-        lay.view(v, "seen")[:n] = np.array(g.seen)
-        lay.view(v, "peek_counts")[:n] = np.array(g.peeks) * self._turn_scale
-        v[lay["turns_taken"]][:n] = np.array(g.turns_each) * self._turn_scale
-        if g.announcer == R.TABLE:
-            v[lay["announcer"].stop - 1] = 1
-        elif g.announcer >= 0:
-            v[lay["announcer"].start + g.announcer] = 1
-        if g.phase != R.OVER:
-            v[lay["to_act"].start + g.current] = 1
-        votes = lay.view(v, "votes")
-        for s in range(n):
-            if g.votes[s] >= 0:
-                votes[s, g.votes[s]] = 1
-        v[lay["match_scores"]][:n] = np.array(g.scores) * self._game_scale
-        v[lay["games_played"].start] = g.game_index * self._game_scale
+        lay.view(v, "seen")[: g.n] = np.array(g.seen)
         return v
 
     # ------------------------------------------------------------------------------------------ views
