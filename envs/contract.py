@@ -24,6 +24,8 @@ class RulesState(Protocol):
 
     #: Whether a finished game was ended by a turn cap of the rules' own (nobody won or lost by the rules).
     truncated: bool
+    #: What each action changed, for an incremental encoder (see :class:`Rules`).
+    changes: list[tuple[Any, ...]] | None
 
     @property
     def current_player(self) -> int:
@@ -66,6 +68,9 @@ class Rules:
 
     #: Set by a game whose rules cap its length (Lady Alice's rounds, Elevenses' turns) when the cap ends it.
     truncated: bool = False
+    #: What each action changed, noted by ``play`` for an incremental encoder (the env sets a list and empties it
+    #: after every action; ``None``: nobody listens, and the rules note nothing: search copies, ``clone()``).
+    changes: list[tuple[Any, ...]] | None = None
 
     def legal_mask(self) -> np.ndarray:  # pragma: no cover - every game defines it
         raise NotImplementedError

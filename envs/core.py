@@ -26,7 +26,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from parlour.envs.contract import RulesState, build_options, check_choice, check_int, options_record
-from parlour.envs.layout import Layout
+from parlour.envs.layout import Layout, Source
 
 #: Keyword values of ``illegal_action``.
 ILLEGAL_RAISE = "raise"
@@ -426,18 +426,6 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
     def close(self) -> None:
         pass
 
-    # A game's incremental encoder may keep a memoryview ``_v`` over its source vector ``_src`` (item writes cost half
-    # of numpy's); a memoryview cannot be pickled or deep-copied, so it is dropped and rebuilt over the copied vector.
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_v", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if "_src" in state:
-            self._v = state["_src"].data
-
     # ------------------------------------------------------------------------------------ search & records
     def clone(self) -> ParlourEnv[S]:
         """An exact, independent copy (same state, same future random draws)."""
@@ -531,4 +519,37 @@ class GameEnv(ParlourEnv[S]):
         """Set per-instance ``num_actions``/layouts that depend on the rule keywords (before spaces are made)."""
 
     def _setup(self) -> None:
-        """Build the game's encoders once the driver is initialised."""
+        """Build the game's encoders once the driver is initialised (``_use_source``)."""
+
+    # ------------------------------------------------------------------------------------ incremental encoding
+    # One mechanism for every game: the rules note what each action changed (``Rules.changes``); the env keeps a
+    # source vector (:class:`~parlour.envs.layout.Source`: public fields once, private fields once per seat) and
+    # hands each seat its observation as one gather from it (``_observation``). A game's ``_apply`` plays the action
+    # (``game.play``), applies ``game.changes`` to ``self.src`` and empties the list -- in one method, because this
+    # is the hot path of every step. Its from-scratch writer (``_write_source``) builds the source at a reset and is
+    # the reference the fuzz checks the incremental one against at every step (``_encode_observation``); the state
+    # vector derives from the source too (:func:`~parlour.envs.layout.state_from_source`).
+    src: Source
+
+    def _use_source(self, layout: Layout, gather: list[np.ndarray]) -> None:
+        """Encode incrementally into a source vector of ``layout``; ``gather[seat]``: that seat's observation."""
+        self.src = Source(layout)
+        self._gather = gather
+
+    def _write_source(self, src: Source) -> None:
+        """Write everything the source shows of ``self.game`` into ``src`` (reset: zero but ``one``)."""
+        raise NotImplementedError
+
+    def _on_new_state(self) -> None:
+        self.src.reset()
+        self._write_source(self.src)
+        self.game.changes = []  # the rules note their changes from now on
+
+    def _observation(self, seat: int) -> np.ndarray:
+        return self.src.vector[self._gather[seat]]
+
+    def _encode_observation(self, seat: int) -> np.ndarray:
+        fresh = Source(self.src.layout)
+        fresh.reset()
+        self._write_source(fresh)
+        return fresh.vector[self._gather[seat]]

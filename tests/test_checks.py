@@ -82,7 +82,7 @@ def test_fuzz_catches_a_broken_invariant() -> None:
     class Drifting(SixSuspectsEnv):
         def _apply(self, action: int) -> Any:
             out = super()._apply(action)
-            self._src[OBSERVATION_LAYOUT["games_played"].start] = 0.5  # corrupt the incremental encoding
+            self.src.vector[self.src.at["games_played"]] = 0.5  # corrupt the incremental encoding
             return out
 
     with pytest.raises(AssertionError, match="incremental encoding drifted"):

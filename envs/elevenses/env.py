@@ -12,7 +12,7 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.elevenses import rules as R
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, rotated_entries, state_from_source
+from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, rotated_entries, state_from_source
 
 MAXP = R.MAX_PLAYERS
 POS = MAXP + 1  # plates / Guilt cards: five seats and Mrs Lansdowne
@@ -234,12 +234,9 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
 
     def _setup(self) -> None:
         n = self.num_players
-        lay = self._src_layout = source_layout()
-        self._gather = [_gather_index(o, n) for o in range(n)]
-        self._src = np.zeros(lay.size, np.float32)
-        self._v: Any = self._src.data  # a memoryview: item writes cost half of numpy's
-        self._i = {f.name: lay[f.name].start for f in lay.fields}
-        self._turn_base = tuple(self._i[name] for name in _GROUPS["turn"])
+        self._use_source(source_layout(), [_gather_index(o, n) for o in range(n)])
+        lay, at = self.src.layout, self.src.at
+        self._turn_base = tuple(at[name] for name in _GROUPS["turn"])
         # Each group's fields lie one after another in the source (``source_layout`` lays them out so).
         self._group_slice = {name: slice(lay[names[0]].start, lay[names[-1]].stop) for name, names in _GROUPS.items()}
 
@@ -254,14 +251,14 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
     def _entry(self, seat: int, card: int, where: int) -> int:
         """The source entry saying that ``seat`` knows ``card`` is at ``where`` (-1: none, the card is face up)."""
         if where < R.DOWN:
-            return self._i["known_in_hand"] + ((seat * MAXP + card // K) * K + card % K) * MAXP + where
+            return self.src.at["known_in_hand"] + ((seat * MAXP + card // K) * K + card % K) * MAXP + where
         if where < R.UP:
-            return self._i["known_face_down"] + (seat * MAXP * R.SLOTS + where - R.DOWN) * K + card % K
+            return self.src.at["known_face_down"] + (seat * MAXP * R.SLOTS + where - R.DOWN) * K + card % K
         return -1
 
     def _back(self, card: int, where: int, on: float) -> None:
         """Write (``on`` = 1) or clear the public sight of ``card``'s back at ``where``."""
-        i, m, o = self._i, self._v, card // K
+        i, m, o = self.src.at, self.src.m, card // K
         if where < R.DOWN:  # a count: written from the hand as it is now (exact, whatever the order of moves)
             m[i["hand_backs"] + where * MAXP + o] = sum(d // K == o for d in self.game.hands[where]) * HAND_SCALE
         elif where < R.UP:
@@ -270,8 +267,8 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             m[i["face_up"] + ((where - R.UP) * (K - 1) + card % K) * MAXP + o] = on
 
     def _write_group(self, name: str) -> None:
-        g, i, m = self.game, self._i, self._v
-        self._src[self._group_slice[name]] = 0
+        g, i, m = self.game, self.src.at, self.src.m
+        self.src.vector[self._group_slice[name]] = 0
         n = g.n
         if name == "guests":
             for s in range(n):
@@ -301,7 +298,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
 
     def _write_cubes(self, actor: int) -> None:
         """Rewrite the plates, the Sugar Bowl, the late cubes and ``actor``'s tallies (what moving cubes changes)."""
-        g, i, m = self.game, self._i, self._v
+        g, i, m = self.game, self.src.at, self.src.m
         put, took, row = g.put[actor], g.took[actor], actor * POS
         for pos in range(g.positions):
             p = _plate(g, pos)
@@ -348,45 +345,40 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             out.append((progress, g.rearranged / 2))
         return out
 
-    def _full_source(self) -> np.ndarray:
-        """The source built from scratch (the reference the incremental updates are checked against)."""
-        saved, saved_v = self._src, self._v
-        self._src = np.zeros(self._src_layout.size, np.float32)
-        self._v = self._src.data
+    def _write_source(self, src: Source) -> None:
+        """The source from scratch (the reference the incremental updates are checked against): the writers work on
+        ``self.src``, so it points to ``src`` meanwhile."""
+        live, self.src = self.src, src
         try:
             g = self.game
-            self._src[self._i["one"]] = 1
             for c in range(g.n * K):
                 where = g.location[c]
                 self._back(c, where, 1.0)
                 for s in range(g.n):
                     if g.knowers[c] >> s & 1 and (e := self._entry(s, c, where)) >= 0:
-                        self._src[e] = 1
+                        src.m[e] = 1.0
             for name in _GROUPS:
                 self._write_group(name)
-            return self._src
         finally:
-            self._src, self._v = saved, saved_v
+            self.src = live
 
     def _on_new_state(self) -> None:
-        self._src[:] = self._full_source()
+        super()._on_new_state()
         self._turn = self._turn_entries()
-        self.game.log = []
 
     def _apply(self, action: int) -> list[float] | None:
         g = self.game
         rewards = g.play(action)
-        log = g.log
-        assert log is not None
+        log: list[tuple[Any, ...]] = g.changes  # type: ignore[assignment]
         if log:
-            m, groups = self._v, set()
+            m, groups = self.src.m, set()
             cards = []
             for event in log:
                 kind = event[0]
                 if kind == "card":
                     cards.append(event)
                 elif kind == "tea":  # a card played face up: that spread's teaspoons
-                    m[self._i["tea"] + event[1]] = g.tea(event[1]) * TEA_SCALE
+                    m[self.src.at["tea"] + event[1]] = g.tea(event[1]) * TEA_SCALE
                 elif kind == "cubes":  # one player moved cubes: only its own tallies change
                     self._write_cubes(event[1])
                 else:
@@ -413,7 +405,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
                 self._write_group(name)
             log.clear()
         # The decision under way changes with nearly every action: clear what was shown, show what is.
-        m = self._v
+        m = self.src.m
         for e, _ in self._turn:
             m[e] = 0.0
         self._turn = self._turn_entries()
@@ -421,15 +413,9 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             m[e] = x
         return rewards
 
-    def _observation(self, seat: int) -> np.ndarray:
-        return self._src[self._gather[seat]]
-
-    def _encode_observation(self, seat: int) -> np.ndarray:
-        return self._full_source()[self._gather[seat]]
-
     def _encode_state(self) -> np.ndarray:
         g, lay = self.game, self.state_layout
-        v = state_from_source(lay, self._src_layout, self._src, g.n - R.MIN_PLAYERS)
+        v = state_from_source(lay, self.src.layout, self.src.vector, g.n - R.MIN_PLAYERS)
         guests, hands, down = lay.view(v, "guests"), lay.view(v, "hands"), lay.view(v, "face_down")
         for s in range(g.n):
             guests[s, g.guests[s]] = 1
@@ -581,4 +567,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         assert min(g.plates) >= 0 and g.bowl >= 0
         assert len(g.guilt) == g.positions and sum(g.guilt) == R.murderers(n), "every Guilt card is accounted for"
         assert sorted(g.guests) == sorted(set(g.guests))
-        assert np.array_equal(self._src, self._full_source()), "incremental encoding drifted"
+        fresh = Source(self.src.layout)
+        fresh.reset()
+        self._write_source(fresh)
+        assert np.array_equal(self.src.vector, fresh.vector), "incremental encoding drifted"

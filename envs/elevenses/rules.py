@@ -281,11 +281,9 @@ class ElevensesState(Rules):
     arrested: list[int] = field(default_factory=list)
     winners: list[int] = field(default_factory=list)
     mrs_wins: bool = False
-    #: Changes for an incremental encoder: ``("card", c, old place, new place, knowledge bits before, after)``,
-    #: ``("tea", seat)`` (a card played face up), ``("cubes", actor)`` (cubes moved by that player) and ``(group,)``
-    #: for the guests, the Guilt cards and their history, or all the plates; ``None`` when nobody listens (clones
-    #: made for search).
-    log: list[tuple[Any, ...]] | None = None
+    # ``changes`` (the Rules base) notes, for an incremental encoder: ``("card", c, old place, new place,
+    # knowledge bits before, after)``, ``("tea", seat)`` (a card played face up), ``("cubes", actor)`` (cubes moved
+    # by that player) and ``(group,)`` for the guests, the Guilt cards and their history, or all the plates.
 
     # -------------------------------------------------------------------------------------- protocol
     @property
@@ -323,7 +321,7 @@ class ElevensesState(Rules):
         new.earned = self.earned[:]
         new.arrested = self.arrested[:]
         new.winners = self.winners[:]
-        new.log = None
+        new.changes = None
         return new
 
     # -------------------------------------------------------------------------------------- helpers
@@ -347,9 +345,9 @@ class ElevensesState(Rules):
         return sum(TEASPOONS[number(c) - 1] for c in self.face_up[seat] if c >= 0) + GUEST_BONUS * self.revealed[seat]
 
     def _note(self, *event: Any) -> None:
-        """Tell a listening encoder what changed (see ``log``)."""
-        if self.log is not None:
-            self.log.append(event)
+        """Tell a listening encoder what changed (see ``changes``)."""
+        if self.changes is not None:
+            self.changes.append(event)
 
     def _shift(self, actor: int, pos: int, cubes: int) -> None:
         if cubes > 0:
@@ -368,14 +366,14 @@ class ElevensesState(Rules):
             before = self.knowers[c]
             if not before & bit:
                 self.knowers[c] = before | bit
-                if self.log is not None:
-                    self.log.append(("card", c, self.location[c], self.location[c], before, before | bit))
+                if self.changes is not None:
+                    self.changes.append(("card", c, self.location[c], self.location[c], before, before | bit))
 
     def _move(self, moves: Sequence[tuple[int, int, Sequence[int]]]) -> None:
         """Move cards at once: ``(card, destination, seats that see its face)``. Everyone sees the backs; a seat
         that does not see the face keeps track of a card only if it can tell which card left (a slot holds one
         card; a hand with one card of that back) -- otherwise it loses track of every card of that back there."""
-        log, know = self.log, self.knowers
+        log, know = self.changes, self.knowers
         before = [know[c] for c, _, _ in moves]
         for c, dest, seers in moves:
             src = self.location[c]

@@ -12,10 +12,14 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.goes_to_eleven import rules as R
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, state_from_source
+from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, state_from_source
 
 K = R.NUM_KINDS
 MAXP = R.MAX_PLAYERS
+#: The source's one-hot public fields that move with the decision under way: their markers are keyed 0–5.
+MARKERS = ("phase", "to_act", "eleven_player", "pending", "pick_holder", "new_pile")
+#: Source markers of the piles: slot ``j``'s value marker is keyed ``VALUE_KEY + j``, its top card's ``TOP_KEY + j``.
+VALUE_KEY, TOP_KEY = 100, 1000
 VALUES = R.TARGET + 1  # pile values 0–11 (11 only while a pile waits for an answer or a receiver)
 
 
@@ -168,36 +172,17 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         self._third = 1.0 / R.HAND_SIZE
         self._give_base = R.give_base(mp)
         self._quiet = R.quiet_action(mp)
-        src = self._src_layout = source_layout(mp)
-        self._gather = [_gather_index(mp, o, n) for o in range(n)]
-        self._src = np.zeros(src.size, np.float32)
-        self._v: Any = self._src.data  # a memoryview: item writes cost half of numpy's
-        self._i = {f.name: src[f.name].start for f in src.fields}
-        self._i_hands, self._i_played, self._i_draw_size = self._i["hands"], self._i["played"], self._i["draw_size"]
-        self._i_hand_size, self._i_collected, self._i_to_act = (
-            self._i["hand_size"],
-            self._i["collected"],
-            self._i["to_act"],
+        self._use_source(source_layout(mp), [_gather_index(mp, o, n) for o in range(n)])
+        at = self.src.at
+        self._i_hands, self._i_played, self._i_draw, self._i_hand_size = (
+            at["hands"],
+            at["played"],
+            at["draw_size"],
+            at["hand_size"],
         )
-        self._i_pile_value, self._i_pile_top = self._i["pile_value"], self._i["pile_top"]
-        self._i_pile_present, self._i_pile_size = self._i["pile_present"], self._i["pile_size"]
-        self._i_new_pile = self._i["new_pile"]
-        self._idx = tuple(
-            self._i[name]
-            for name in (
-                "hands",
-                "played",
-                "draw_size",
-                "hand_size",
-                "pile_value",
-                "pile_top",
-                "pile_present",
-                "pile_size",
-            )
-        )
-        # What the source vector shows now (to clear one-hots without a search).
-        self._shown: list[int] = []
-        self._shown_base = tuple(self._i[k] for k in ("phase", "to_act", "eleven_player", "pending", "pick_holder"))
+        self._i_value, self._i_top, self._i_present = at["pile_value"], at["pile_top"], at["pile_present"]
+        self._i_pile_size, self._i_collected = at["pile_size"], at["collected"]
+        self._marker_bases = tuple(at[name] for name in MARKERS)
 
     # ------------------------------------------------------------------------------------------ rules
     def _deal(self, rng: np.random.Generator) -> R.GoesToElevenState:
@@ -258,103 +243,117 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
     def _encode_state(self) -> np.ndarray:
         g = self.game
         lay = self.state_layout
-        v = state_from_source(lay, self._src_layout, self._src, g.n - 2)  # every field but the draw pile's
+        v = state_from_source(lay, self.src.layout, self.src.vector, g.n - 2)  # every field but the draw pile's
         draw = np.bincount(np.array(g.draw, dtype=np.int64), minlength=K)
         lay.view(v, "draw_kinds")[:] = draw * self._kind_scale
         if g.draw:
             lay.view(v, "next_card")[g.draw[-1]] = 1
         return v
 
-    def _on_new_state(self) -> None:
-        """Rebuild the source vector from the rules state."""
-        g, lay, v = self.game, self._src_layout, self._src
-        v[:] = 0
-        v[lay["one"].start] = 1
+    def _write_source(self, src: Source) -> None:
+        g, lay, v = self.game, src.layout, src.vector
         self._pile_fields(lay, v, g)
         lay.view(v, "hands")[: g.n] = np.array(g.hands) * self._third
         self._seat_fields(lay, v, g, list(range(g.n)))
-        # What the source vector shows now, to clear one-hots without a search:
-        # [phase, to_act, eleven_player, pending, pick_holder, new_pile].
-        self._shown = [
-            g.phase,
-            g.current_player,
-            g.eleven_player,
-            g.pending,
-            g.pick,
-            int(g.new_pile or not g.occupied),
-        ]
+        at = src.at
+        for j, top in enumerate(g.pile_top):  # the piles' markers: where their one-hots stand
+            if top >= 0:
+                src.marks[VALUE_KEY + j] = at["pile_value"] + j * VALUES + g.pile_value[j]
+                src.marks[TOP_KEY + j] = at["pile_top"] + j * K + top
+        self._markers(src)
+
+    def _markers(self, src: Source) -> None:
+        """The one-hot public fields that the decision under way moves (compared first: most actions move one).
+        Their marker keys are 0–5 (:data:`MARKERS`): small ints, the cheapest keys on this hot path."""
+        g, marks, m = self.game, src.marks, src.m
+        phase_at, act_at, eleven_at, pending_at, pick_at, new_pile_at = self._marker_bases
+        now = (
+            phase_at + g.phase,
+            act_at + g.current if g.phase != R.OVER else -1,
+            eleven_at + g.eleven_player if g.eleven_player >= 0 else -1,
+            pending_at + g.pending if g.pending >= 0 else -1,
+            pick_at + g.pick if g.pick >= 0 else -1,
+            new_pile_at if g.new_pile or not g.occupied else -1,
+        )
+        for key in range(6):
+            e, was = now[key], marks.get(key, -1)
+            if was != e:
+                if was >= 0:
+                    m[was] = 0.0
+                if e >= 0:
+                    m[e] = 1.0
+                marks[key] = e
 
     def _apply(self, action: int) -> list[float] | None:
-        # Incremental encoding: an action changes a handful of source entries (written through a memoryview).
-        g, v = self.game, self._v
-        seat = g.current
-        drawn = -1
-        if g.phase == R.PLAY:
-            target, kind = divmod(action, K)
-            slot = target if target < self.max_piles else g.pile_top.index(-1)
-        else:
-            slot = g.pending
-            kind = R.QUIET if action == self._quiet else -1
-        old_value, old_top = g.pile_value[slot], g.pile_top[slot]
-        if kind >= 0 and g.draw:
-            drawn = g.draw[-1]
+        # The rules play and note what changed; the source follows (GameEnv's mechanism): an action changes a handful
+        # of source entries (written through a memoryview).
+        g, src = self.game, self.src
         rewards = g.play(action)
-        i_hands, i_played, i_draw, i_hand_size, i_value, i_top, i_present, i_size = self._idx
-        if kind >= 0:
-            hand, base, third = g.hands[seat], i_hands + seat * K, self._third
-            v[base + kind] = hand[kind] * third
-            if drawn >= 0:
-                v[base + drawn] = hand[drawn] * third
-                v[i_draw] = len(g.draw) * self._deck_scale
-            else:
-                v[i_hand_size + seat] = g.hand_size[seat] * third
-            v[i_played + kind] = g.played[kind] * self._kind_scale[kind]
-        # The slot that was played on or taken.
-        top = g.pile_top[slot]
-        if old_top >= 0:
-            v[i_value + slot * VALUES + old_value] = 0
-            v[i_top + slot * K + old_top] = 0
-        if top >= 0:
-            v[i_value + slot * VALUES + g.pile_value[slot]] = 1
-            v[i_top + slot * K + top] = 1
-            if old_top < 0:
-                v[i_present + slot] = 1
-        else:
-            v[i_present + slot] = 0
-        v[i_size + slot] = g.pile_size[slot] * self._deck_scale
-        shown = self._shown
-        if kind >= 0 and g.phase == R.PLAY and g.receiver < 0:
-            # The common case: a card went on a pile that stays below 11, and the next seat plays.
-            i_act = self._i_to_act
-            v[i_act + seat] = 0
-            v[i_act + g.current] = 1
-            shown[1] = g.current
-            if shown[5]:
-                v[self._i_new_pile] = 0
-                shown[5] = 0
+        changes: list[tuple[Any, ...]] = g.changes  # type: ignore[assignment]
+        m, marks = src.m, src.marks
+        if not changes and g.phase == R.ANSWER:  # an Eleven let stand, and the next seat is asked
+            e, was = self._marker_bases[1] + g.current, marks[1]  # to_act
+            m[was] = 0.0
+            m[e] = 1.0
+            marks[1] = e
             return rewards
-        receiver = g.receiver
-        if receiver >= 0:
-            v[self._i_collected + receiver] = g.collected[receiver] * self._deck_scale
-        # One-hot public fields: phase, to_act, eleven_player, pending, pick_holder (-1: none shown).
-        for k, (base, now) in enumerate(
-            zip(self._shown_base, (g.phase, g.current_player, g.eleven_player, g.pending, g.pick), strict=True)
-        ):
-            was = shown[k]
-            if now != was:
+        if len(changes) == 1 and g.phase == R.PLAY and changes[0][0] == "play":
+            # The common case, inline: a card went on a pile that stays below 11 (a pile taken would add a
+            # "collect"), and the next seat plays.
+            slot = self._write_hand(changes[0])
+            top = g.pile_top[slot]
+            e, was = self._i_value + slot * VALUES + g.pile_value[slot], marks.get(VALUE_KEY + slot, -1)
+            if was != e:
                 if was >= 0:
-                    v[base + was] = 0
-                if now >= 0:
-                    v[base + now] = 1
-                shown[k] = now
-        now = int(g.new_pile or not g.occupied)
-        if now != shown[5]:
-            v[self._i_new_pile] = now
-            shown[5] = now
+                    m[was] = 0.0
+                m[e] = 1.0
+                marks[VALUE_KEY + slot] = e
+            e, was = self._i_top + slot * K + top, marks.get(TOP_KEY + slot, -1)
+            if was != e:
+                if was >= 0:
+                    m[was] = 0.0
+                m[e] = 1.0
+                marks[TOP_KEY + slot] = e
+            m[self._i_present + slot] = 1.0
+            m[self._i_pile_size + slot] = g.pile_size[slot] * self._deck_scale
+            e, was = self._marker_bases[1] + g.current, marks[1]  # to_act
+            m[was] = 0.0
+            m[e] = 1.0
+            marks[1] = e
+            if marks.get(5, -1) >= 0:  # new_pile: no longer after a card went on a pile
+                src.move(5, -1)
+            changes.clear()
+            return rewards
+        for change in changes:
+            kind = change[0]
+            if kind != "collect":  # "play" or "pile": the pile is written as it is now (it may have been taken)
+                slot = self._write_hand(change) if kind == "play" else change[1]
+                top = g.pile_top[slot]
+                src.move(VALUE_KEY + slot, self._i_value + slot * VALUES + g.pile_value[slot] if top >= 0 else -1)
+                src.move(TOP_KEY + slot, self._i_top + slot * K + top if top >= 0 else -1)
+                m[self._i_present + slot] = 1.0 if top >= 0 else 0.0
+                m[self._i_pile_size + slot] = g.pile_size[slot] * self._deck_scale
+            else:  # "collect"
+                seat = change[1]
+                m[self._i_collected + seat] = g.collected[seat] * self._deck_scale
+        self._markers(src)
+        changes.clear()
         return rewards
 
-    def _observation(self, seat: int) -> np.ndarray:
-        return self._src[self._gather[seat]]
+    def _write_hand(self, change: tuple[Any, ...]) -> int:
+        """``("play", seat, kind, drawn, slot)``: the seat's hand, the draw pile or hand size, the cards played;
+        returns the slot played on."""
+        _, seat, k, drawn, slot = change
+        g, m = self.game, self.src.m
+        hand, base, third = g.hands[seat], self._i_hands + seat * K, self._third
+        m[base + k] = hand[k] * third
+        if drawn >= 0:
+            m[base + drawn] = hand[drawn] * third
+            m[self._i_draw] = len(g.draw) * self._deck_scale
+        else:
+            m[self._i_hand_size + seat] = g.hand_size[seat] * third
+        m[self._i_played + k] = g.played[k] * self._kind_scale[k]
+        return int(slot)
 
     # ------------------------------------------------------------------------------------------ views
     def decode_action(self, action: int) -> str:

@@ -185,7 +185,6 @@ class GoesToElevenState(Rules):
     asking: list[int] | None = None  # seats still to be asked whether to answer, in order
     pick: int = -1  # the guitar pick's holder (Pick On Me)
     turns: int = 0
-    receiver: int = -1  # the seat that took a pile in the last action (-1: none)
 
     @property
     def current_player(self) -> int:
@@ -212,6 +211,7 @@ class GoesToElevenState(Rules):
         new.collected = self.collected[:]
         new.played = self.played[:]
         new.asking = None if self.asking is None else self.asking[:]
+        new.changes = None
         return new
 
     # ------------------------------------------------------------------------------------------ legality
@@ -278,8 +278,11 @@ class GoesToElevenState(Rules):
 
     # ------------------------------------------------------------------------------------------ moves
     def play(self, action: int) -> list[float] | None:
-        """Play ``action`` for the seat to decide (unchecked: :meth:`apply` checks it against :meth:`legal_mask`)."""
-        self.receiver = -1
+        """Play ``action`` for the seat to decide (unchecked: :meth:`apply` checks it against :meth:`legal_mask`).
+
+        Notes in ``changes`` (when listened to): ``("play", seat, kind, drawn, slot)`` (a card of ``kind`` went
+        from the seat's hand onto the pile in ``slot``; ``drawn`` came from the draw pile, or -1), ``("pile",
+        slot)`` (the pile in the slot was taken) and ``("collect", seat)`` (by that seat)."""
         phase = self.phase
         if phase == PLAY:
             return self._play(action)
@@ -288,32 +291,37 @@ class GoesToElevenState(Rules):
             return self._collect((self.current + action - gb + 1) % self.n)
         if action == gb + MAX_PLAYERS:  # answering an Eleven with Quiet!
             seat = self.current
-            self._take_from_hand(seat, QUIET)
+            drawn = self._take_from_hand(seat, QUIET)
             self.played[QUIET] += 1
             self.pile_size[self.pending] += 1
             self.pile_top[self.pending] = QUIET
+            if self.changes is not None:
+                self.changes.append(("play", seat, QUIET, drawn, self.pending))
             return self._collect(self.eleven_player)
         return self._ask_next()
 
-    def _take_from_hand(self, seat: int, kind: int) -> None:
-        """``seat`` plays a card of ``kind`` and draws back up while the draw pile lasts."""
+    def _take_from_hand(self, seat: int, kind: int) -> int:
+        """``seat`` plays a card of ``kind`` and draws back up while the draw pile lasts; returns the card drawn
+        (-1: none)."""
         hand = self.hands[seat]
         hand[kind] -= 1
         if not hand[kind]:
             self.hand_bits[seat] &= ~(1 << kind)
+        card = -1
         if self.draw:
             card = self.draw.pop()
             hand[card] += 1
             self.hand_bits[seat] |= 1 << card
         else:
             self.hand_size[seat] -= 1
+        return card
 
     def _play(self, action: int) -> list[float] | None:
         target, kind = divmod(action, NUM_KINDS)
         seat = self.current
         self.turns += 1
         self.new_pile = False
-        self._take_from_hand(seat, kind)
+        drawn = self._take_from_hand(seat, kind)
         self.played[kind] += 1
         if target == self.options.max_piles:
             slot = self.pile_top.index(-1)  # the lowest free slot
@@ -326,6 +334,8 @@ class GoesToElevenState(Rules):
             value = self.pile_value[slot] + kind + 1 if kind < NUM_NUMBERS else TARGET if kind == ELEVEN else 0
         self.pile_value[slot] = value
         self.pile_top[slot] = kind
+        if self.changes is not None:
+            self.changes.append(("play", seat, kind, drawn, slot))
         if value < TARGET:
             self.pile_code[slot] = value * NUM_KINDS + kind
             return self._next_turn()
@@ -366,7 +376,9 @@ class GoesToElevenState(Rules):
         slot = self.pending
         size = self.pile_size[slot]
         self.collected[seat] += size
-        self.receiver = seat
+        if self.changes is not None:
+            self.changes.append(("pile", slot))
+            self.changes.append(("collect", seat))
         self.pile_value[slot] = 0
         self.pile_top[slot] = -1
         self.pile_size[slot] = 0

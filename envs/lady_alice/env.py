@@ -16,6 +16,7 @@ from parlour.envs.lady_alice import rules as R
 from parlour.envs.layout import (
     Field,
     Layout,
+    Source,
     gather_index,
     one_hot_entries,
     relative_columns,
@@ -23,6 +24,8 @@ from parlour.envs.layout import (
 )
 
 C = R.NUM_CLUES
+#: The source's one-hot public fields that move with the decision under way: their markers are keyed 0–4.
+MARKERS = ("phase", "to_act", "holder", "place_clue", "accusation_missing")
 MAXP = R.MAX_PLAYERS
 V = len(R.COUNTER_VALUES)
 SMILES = MAXP + 1  # a verdict shows 0–5 smiles
@@ -183,16 +186,15 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
 
     def _setup(self) -> None:
         n = self.num_players
-        self._src_layout = source_layout(self.max_rounds)
-        self._gather = [_gather_index(self.max_rounds, o, n) for o in range(n)]
-        # The observation's public block lies in the same order at the end of the source.
-        first = self._src_layout[FIRST_PUBLIC].start
-        self._public_block = slice(first, self._src_layout.size)
+        self._use_source(source_layout(self.max_rounds), [_gather_index(self.max_rounds, o, n) for o in range(n)])
+        # The observation's public block lies in the same order at the end of the source: one slice copy.
+        first = self.src.layout[FIRST_PUBLIC].start
+        self._public_block = slice(first, self.src.layout.size)
         self._obs_size = self.observation_layout.size
-        assert self._obs_size - len(self._gather[0]) == self._src_layout.size - first
-        self._src = np.zeros(self._src_layout.size, np.float32)
-        self._i = {f.name: self._src_layout[f.name].start for f in self._src_layout.fields}
-        self._shown: dict[str, Any] = {}
+        assert self._obs_size - len(self._gather[0]) == self.src.layout.size - first
+        at = self.src.at
+        self._marker_bases = tuple(at[name] for name in MARKERS)
+        self._i_partial, self._i_passed = at["partial"], at["passed"]
 
     # ------------------------------------------------------------------------------------------ rules
     def _deal(self, rng: np.random.Generator) -> R.LadyAliceState:
@@ -298,93 +300,99 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         self._write(v, lay, g, [(s - seat) % g.n for s in range(g.n)], {seat: 0})
         return v
 
-    def _on_new_state(self) -> None:
-        g, lay, v = self.game, self._src_layout, self._src
-        v[:] = 0
-        v[lay["one"].start] = 1
-        self._write(v, lay, g, list(range(g.n)), {s: s for s in range(g.n)})
-        self._shown = self._public_now()
-
-    def _public_now(self) -> dict[str, Any]:
+    def _write_source(self, src: Source) -> None:
         g = self.game
-        return {
-            "phase": g.phase,
-            "holder": g.holder,
-            "to_act": g.current_player,
-            "passed": set(g.passed),
-            "partial": set(g.partial),
-            "accusation_missing": g.missing,
-            "place_clue": g.place_clue,
-        }
+        self._write(src.vector, src.layout, g, list(range(g.n)), {s_: s_ for s_ in range(g.n)})
+        self._markers(src)
+
+    def _markers(self, src: Source) -> None:
+        """The one-hot public fields that move with nearly every action (markers 0-4, :data:`MARKERS`): most
+        actions move one or two, so each is compared before it moves."""
+        g, marks, m = self.game, src.marks, src.m
+        phase_at, act_at, holder_at, place_at, missing_at = self._marker_bases
+        now = (
+            phase_at + g.phase,
+            act_at + g.current if g.phase != R.OVER else -1,
+            holder_at + g.holder,
+            place_at + g.place_clue if g.place_clue >= 0 else -1,
+            missing_at + g.missing if g.missing >= 0 else -1,
+        )
+        for key in range(5):
+            e, was = now[key], marks.get(key, -1)
+            if was != e:
+                if was >= 0:
+                    m[was] = 0.0
+                if e >= 0:
+                    m[e] = 1.0
+                marks[key] = e
+
+    def _write_passed(self) -> None:
+        """The seats that passed in the sequence under way (five entries: item writes beat a slice)."""
+        g, m, start = self.game, self.src.m, self._i_passed
+        passed = g.passed
+        for s_ in range(g.n):
+            m[start + s_] = 1.0 if s_ in passed else 0.0
 
     def _apply(self, action: int) -> list[float] | None:
-        # The game moves a little at a time: only what an action can change is rewritten (the fuzz checks the
-        # result against the from-scratch encoder at every step).
-        g, v, i = self.game, self._src, self._i
-        seat, phase, records, clue = g.current, g.phase, len(g.history), g.place_clue
+        # The rules play and note what changed; the source follows (GameEnv's mechanism). The game moves a little at a
+        # time: only what an action can change is rewritten (the fuzz checks the result against the from-scratch
+        # encoder at every step).
+        g, src = self.game, self.src
         rewards = g.play(action)
-        shown = self._shown
-        # The commonest steps first: the next clue of a suspicion or accusation, the clue of a counter.
-        if phase == g.phase and phase in (R.SUSPECT, R.ACCUSING) and len(g.history) == records:
-            if action < C:
-                v[i["partial"] + action] = 1
-                shown["partial"].add(action)
-            elif action >= R.MISSING_BASE:
-                v[i["accusation_missing"] + g.missing] = 1
-                shown["accusation_missing"] = g.missing
+        changes: list[tuple[Any, ...]] = g.changes  # type: ignore[assignment]
+        m, at = src.m, src.at
+        if not changes and g.phase == R.PLACE:  # a clue chosen for a counter: the value comes next
+            phase_at, _, _, place_at, _ = self._marker_bases
+            src.move(0, phase_at + R.PLACE)
+            src.move(3, place_at + g.place_clue)
             return rewards
-        if phase == R.DEDUCE and g.phase == R.PLACE:
-            v[i["phase"] + R.DEDUCE] = 0
-            v[i["phase"] + R.PLACE] = 1
-            v[i["place_clue"] + action] = 1
-            shown["phase"], shown["place_clue"] = R.PLACE, action
-            return rewards
-        if phase == R.DEDUCE and action == R.PASS and g.phase == R.DEDUCE:
-            # A pass that does not end the phase: the seat joins the passes, the next seat deduces.
-            v[i["passed"] + seat] = 1
-            v[i["to_act"] + seat] = 0
-            v[i["to_act"] + g.current] = 1
-            shown["passed"].add(seat)
-            shown["to_act"] = g.current
-            return rewards
-        if g.phase == R.OVER:
-            self._on_new_state()  # once a game: the end shows everything at once
-            return rewards
-        if phase == R.PLACE:
-            self._write_space(clue, seat)
-            # The counter is down: back to the Deductions, the passes start again, the next seat deduces.
-            v[i["phase"] + R.PLACE] = 0
-            v[i["phase"] + R.DEDUCE] = 1
-            v[i["place_clue"] + clue] = 0
-            for s_ in shown["passed"]:
-                v[i["passed"] + s_] = 0
-            v[i["to_act"] + seat] = 0
-            v[i["to_act"] + g.current] = 1
-            shown.update(phase=R.DEDUCE, place_clue=-1, passed=set(), to_act=g.current)
-            return rewards
-        if len(g.history) != records:
-            self._write_record()
-        now = self._public_now()
-        for name in ("phase", "holder", "to_act", "accusation_missing", "place_clue"):
-            was, new = shown[name], now[name]
-            if was != new:
-                if was >= 0:
-                    v[i[name] + was] = 0
-                if new >= 0:
-                    v[i[name] + new] = 1
-        for name in ("passed", "partial"):
-            was, new = shown[name], now[name]
-            for x in was - new:
-                v[i[name] + x] = 0
-            for x in new - was:
-                v[i[name] + x] = 1
-        self._shown = now
+        if len(changes) == 1:  # the commonest steps first
+            change = changes[0]
+            if change[0] == "placed" and g.phase == R.DEDUCE:  # the counter is down: back to the Deductions
+                self._write_space(change[2], change[1])
+                self._write_passed()
+                phase_at, act_at, _, _, _ = self._marker_bases
+                src.move(0, phase_at + R.DEDUCE)
+                src.move(3, -1)
+                src.move(1, act_at + g.current)
+                changes.clear()
+                return rewards
+            if change[0] == "partial":  # the next clue of a suspicion or accusation: nothing else moves
+                m[self._i_partial + change[1]] = 1.0
+                changes.clear()
+                return rewards
+            if change[0] == "pass" and g.phase == R.DEDUCE:  # a pass that does not end the phase
+                m[self._i_passed + change[1]] = 1.0
+                src.move(1, self._marker_bases[1] + g.current)  # to_act
+                changes.clear()
+                return rewards
+        for change in changes:
+            kind = change[0]
+            if kind == "partial":
+                m[at["partial"] + change[1]] = 1.0
+            elif kind == "pass":
+                m[at["passed"] + change[1]] = 1.0
+            elif kind == "placed":
+                self._write_space(change[2], change[1])
+                self._write_passed()
+            elif kind == "verdict":
+                self._write_record()
+                for c in g.history[-1].clues:  # the clues of the verdict were the partial choice: cleared
+                    m[self._i_partial + c] = 0.0
+                self._write_passed()
+            else:  # "over": once a game, the end shows everything at once
+                src.reset()
+                self._write_source(src)
+                changes.clear()
+                return rewards
+        self._markers(src)
+        changes.clear()
         return rewards
 
     def _write_record(self) -> None:
         """A verdict was given: write its history row and what it changed (covered clues, the previous
         suspicion, the round count, an exclusion)."""
-        g, v, i = self.game, self._src, self._i
+        g, v, i = self.game, self.src.vector, self.src.at
         record = g.history[-1]
         if record.accusation:
             k = sum(r.accusation for r in g.history) - 1
@@ -415,7 +423,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
 
     def _write_space(self, clue: int, seat: int) -> None:
         """Rewrite the counters of one space (and the placing seat's own counters)."""
-        g, v, i = self.game, self._src, self._i
+        g, v, i = self.game, self.src.vector, self.src.at
         space = g.counters[clue]
         owners = {owner for owner, _, _ in space}
         i_fd, i_rv = i["face_down"], i["revealed"]
@@ -438,14 +446,14 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
     def _observation(self, seat: int) -> np.ndarray:
         out = np.empty(self._obs_size, np.float32)
         head = self._gather[seat]
-        out[: len(head)] = self._src[head]
-        out[len(head) :] = self._src[self._public_block]
+        out[: len(head)] = self.src.vector[head]
+        out[len(head) :] = self.src.vector[self._public_block]
         return out
 
     def _encode_state(self) -> np.ndarray:
         g = self.game
         lay = self.state_layout
-        v = state_from_source(lay, self._src_layout, self._src, g.n - R.MIN_PLAYERS)
+        v = state_from_source(lay, self.src.layout, self.src.vector, g.n - R.MIN_PLAYERS)
         v[lay["solution"].start + np.array(g.solution)] = 1
         if g.special >= 0:
             v[lay["special"].start + g.special] = 1

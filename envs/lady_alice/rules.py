@@ -260,6 +260,7 @@ class LadyAliceState(Rules):
         new.exact = self.exact[:]
         new.scores = self.scores[:]
         new.winners = self.winners[:]
+        new.changes = None
         return new
 
     @property
@@ -344,9 +345,16 @@ class LadyAliceState(Rules):
 
     # ------------------------------------------------------------------------------------------ moves
     def play(self, action: int) -> list[float] | None:
+        """Play ``action`` for the seat to decide (unchecked: :meth:`apply` checks). Notes in ``changes`` (when
+        listened to) what an incremental encoder cannot read off the markers (phase, seat to act, notebook holder,
+        clue being placed, category left out): ``("partial", clue)`` (a clue of a suspicion or accusation),
+        ``("pass", seat)``, ``("placed", seat, clue)``, ``("verdict",)`` (``history[-1]`` is new) and ``("over",)``."""
         phase = self.phase
+        changes = self.changes
         if phase == SUSPECT:
             self.partial.append(action)
+            if changes is not None:
+                changes.append(("partial", action))
             if len(self.partial) == NUM_CATEGORIES:
                 self._suspicion_made()
             return None
@@ -357,13 +365,18 @@ class LadyAliceState(Rules):
                 return None
             if action == PASS:
                 self.passed.append(self.current)
+                if changes is not None:
+                    changes.append(("pass", self.current))
                 return self._next_deducer()
             self.phase = ACCUSING
             self.partial = []
             self.missing = -1
             return None
         if phase == PLACE:
-            self._place(self.current, self.place_clue, action - VALUE_BASE)
+            seat, clue = self.current, self.place_clue
+            self._place(seat, clue, action - VALUE_BASE)
+            if changes is not None:
+                changes.append(("placed", seat, clue))
             self.place_clue = -1
             self.phase = DEDUCE
             self.passed = []  # a placement breaks the sequence of passes
@@ -373,6 +386,8 @@ class LadyAliceState(Rules):
             self.missing = action - MISSING_BASE
             return None
         self.partial.append(action)
+        if changes is not None:
+            changes.append(("partial", action))
         if len(self.partial) == NUM_CATEGORIES - (self.n == 3):
             return self._accusation_made()
         return None
@@ -394,6 +409,8 @@ class LadyAliceState(Rules):
         clues = tuple(self.partial)
         smiles = self.verdict(clues)
         self.history.append(Record(self.holder, clues, smiles))
+        if self.changes is not None:
+            self.changes.append(("verdict",))
         if smiles == 0:
             self._cover(clues)
         if smiles == smiles_needed(self.n):
@@ -436,6 +453,8 @@ class LadyAliceState(Rules):
         clues = tuple(self.partial)
         smiles = self.verdict(clues)
         self.history.append(Record(seat, clues, smiles, accusation=True, missing=self.missing))
+        if self.changes is not None:
+            self.changes.append(("verdict",))
         if smiles == 0 and self.options.accusation_covers:
             self._cover(clues)
         self.partial = []
@@ -483,6 +502,8 @@ class LadyAliceState(Rules):
 
     def _end(self) -> list[float] | None:
         self.phase = OVER
+        if self.changes is not None:
+            self.changes.append(("over",))
         self.current = -1
         active = self.active
         self.scores = self.score()

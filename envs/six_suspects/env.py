@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_rows, state_from_source
+from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, relative_rows, state_from_source
 from parlour.envs.six_suspects import rules as R
 
 MAX_PLAYERS = 8
@@ -146,18 +146,21 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
         n = self.num_players
         self._turn_scale = 1.0 / (self.rules_options.table_announcement_turns + 1)
         self._game_scale = 1.0 / self.rules_options.max_games
-        self._gather = [_gather_index(o, n) for o in range(n)]
-        self._src = np.zeros(SOURCE_LAYOUT.size, np.float32)
-        src = SOURCE_LAYOUT
-        self._i_peeks = src["peek_counts"].start
-        self._i_last = src["last_peek"].start
-        self._i_turns = src["turns_taken"].start
-        self._i_act = src["to_act"].start
-        self._i_can = src["can_announce"].start
-        self._i_seen = src["seen_cards"].start
-        self._i_vote = src["own_vote"].start
-        self._i_phase = src["phase"].start
-        self._i_announcer = src["announcer"].start
+        self._use_source(SOURCE_LAYOUT, [_gather_index(o, n) for o in range(n)])
+        at = self.src.at
+        self._i_peeks, self._i_last, self._i_turns, self._i_act = (
+            at["peek_counts"],
+            at["last_peek"],
+            at["turns_taken"],
+            at["to_act"],
+        )
+        self._i_can, self._i_seen, self._i_vote, self._i_phase = (
+            at["can_announce"],
+            at["seen_cards"],
+            at["own_vote"],
+            at["phase"],
+        )
+        self._i_announcer = at["announcer"]
 
     # ------------------------------------------------------------------------------------------ rules
     def _deal(self, rng: np.random.Generator) -> R.SixSuspectsState:
@@ -179,130 +182,101 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
         return g
 
     # ------------------------------------------------------------------------------------------ encoding
-    def _encode_observation(self, seat: int) -> np.ndarray:
+    def _write_source(self, src: Source) -> None:
+        """The source from scratch: what the table shows now, public fields once and private ones per seat."""
         g = self.game
         n = g.n
-        lay = OBSERVATION_LAYOUT
-        v = np.zeros(lay.size, np.float32)
-        v[lay["num_players"].start + n - 2] = 1
-        v[lay["phase"].start + g.phase] = 1
-        seen = lay.view(v, "seen_cards")
-        known = g.known_positions(seat)
-        for p in range(P):
-            if known[p]:
-                seen[p, g.layout[p]] = 1
-        order = [(seat + k) % n for k in range(n)]  # relative seat k -> absolute seat
-        lay.view(v, "peek_counts")[:n] = np.array(g.peeks)[order] * self._turn_scale
-        last = lay.view(v, "last_peek")
-        for k, s in enumerate(order):
-            if g.last_peek[s] >= 0:
-                last[k, g.last_peek[s]] = 1
-        v[lay["turns_taken"]][:n] = np.array(g.turns_each)[order] * self._turn_scale
-        v[lay["can_announce"].start] = float(g.can_announce())
-        if g.announcer == R.TABLE:
-            v[lay["announcer"].stop - 1] = 1
-        elif g.announcer >= 0:
-            v[lay["announcer"].start + (g.announcer - seat) % n] = 1
-        if g.phase != R.OVER:
-            v[lay["to_act"].start + (g.current - seat) % n] = 1
-        if g.votes[seat] >= 0:
-            v[lay["own_vote"].start + g.votes[seat]] = 1
-        if g.phase == R.OVER:
-            revealed = lay.view(v, "votes_revealed")
-            for k, s in enumerate(order):
-                revealed[k, g.votes[s]] = 1
-        v[lay["match_scores"]][:n] = np.array(g.scores)[order] * self._game_scale
-        v[lay["games_played"].start] = g.game_index * self._game_scale
-        return v
-
-    def _on_new_state(self) -> None:
-        """Rebuild the source vector from the rules state."""
-        g, lay, v = self.game, SOURCE_LAYOUT, self._src
-        n = g.n
-        v[:] = 0
-        v[lay["one"].start] = 1
-        v[self._i_phase + g.phase] = 1
-        if g.phase != R.OVER:
-            v[self._i_act + g.current] = 1
-        v[lay["match_scores"]][:n] = np.array(g.scores) * self._game_scale
-        v[lay["games_played"].start] = g.game_index * self._game_scale
+        src.move(0, self._i_phase + g.phase)
+        src.move(1, self._i_act + g.current if g.phase != R.OVER else -1)
+        if g.game_index:  # zero before the first game of a match is resolved (most resets)
+            src.view("match_scores")[:n] = np.array(g.scores) * self._game_scale
+            src.view("games_played")[0] = g.game_index * self._game_scale
         if g.phase == R.PEEK and g.peek_phase_turns == 0:
             return  # a fresh deal: nothing else to show yet
-        v[self._i_can] = float(g.can_announce())
-        lay.view(v, "peek_counts")[:n] = np.array(g.peeks) * self._turn_scale
-        last = lay.view(v, "last_peek")
-        for s, p in enumerate(g.last_peek):
+        src.m[self._i_can] = float(g.can_announce())
+        src.view("peek_counts")[:n] = np.array(g.peeks) * self._turn_scale
+        for s_, p in enumerate(g.last_peek):
             if p >= 0:
-                last[s, p] = 1
-        v[self._i_turns : self._i_turns + n] = np.array(g.turns_each) * self._turn_scale
+                src.move(3 + s_, self._i_last + s_ * P + p)
+        src.view("turns_taken")[:n] = np.array(g.turns_each) * self._turn_scale
         if g.announcer == R.TABLE:
-            v[lay["announcer"].stop - 1] = 1
+            src.move(2, self._i_announcer + MAX_PLAYERS)
         elif g.announcer >= 0:
-            v[self._i_announcer + g.announcer] = 1
-        seen, own = lay.view(v, "seen_cards"), lay.view(v, "own_vote")
-        seats, positions = np.nonzero([g.known_positions(s) for s in range(n)])
-        seen[seats, positions, np.array(g.layout)[positions]] = 1
-        for s in range(n):
-            if g.votes[s] >= 0:
-                own[s, g.votes[s]] = 1
+            src.move(2, self._i_announcer + g.announcer)
+        seats, positions = np.nonzero([g.known_positions(s_) for s_ in range(n)])
+        src.view("seen_cards")[seats, positions, np.array(g.layout)[positions]] = 1
+        own = src.view("own_vote")
+        for s_ in range(n):
+            if g.votes[s_] >= 0:
+                own[s_, g.votes[s_]] = 1
         if g.phase == R.OVER:
-            lay.view(v, "votes_revealed")[np.arange(n), g.votes] = 1
+            src.view("votes_revealed")[np.arange(n), g.votes] = 1
 
     def _apply(self, action: int) -> list[float] | None:
-        g, v = self.game, self._src
-        seat, phase, game_index = g.current, g.phase, g.game_index
-        old_last = g.last_peek[seat]
-        rewards = g.play(action)  # the driver has checked the mask
-        if g.game_index != game_index:
-            if g.phase == R.OVER:
-                self._reveal(seat)
-            else:
-                self._on_new_state()  # a new deal of the match: start afresh
-            return rewards
-        # The hot path: an action changes a handful of source entries.
-        v[self._i_act + seat] = 0
-        v[self._i_act + g.current] = 1
-        if action < P:
-            v[self._i_peeks + seat * P + action] = g.peeks[seat][action] * self._turn_scale
-            if old_last >= 0:
-                v[self._i_last + seat * P + old_last] = 0
-            v[self._i_last + seat * P + action] = 1
-            v[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
-            v[self._i_seen + (seat * P + action) * R.NUM_CARDS + g.layout[action]] = 1
-        elif action == R.ANNOUNCE:
-            v[self._i_announcer + seat] = 1
-            v[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
-        else:
-            v[self._i_vote + seat * R.NUM_SUSPECTS + action - R.VOTE_BASE] = 1
-        if g.phase != phase:
-            v[self._i_phase + phase] = 0
-            v[self._i_phase + g.phase] = 1
-            if g.announcer == R.TABLE:
-                v[self._i_announcer + MAX_PLAYERS] = 1
-        v[self._i_can] = g.can_announce()
+        # The rules play and note what moved; a handful of source entries follow (GameEnv's mechanism).
+        g, src = self.game, self.src
+        rewards = g.play(action)
+        changes: list[tuple[Any, ...]] = g.changes  # type: ignore[assignment]
+        m, marks = src.m, src.marks
+        for change in changes:
+            kind = change[0]
+            if kind == "peek":
+                _, seat, pos = change
+                row = seat * P
+                m[self._i_peeks + row + pos] = g.peeks[seat][pos] * self._turn_scale
+                e, was = self._i_last + row + pos, marks.get(3 + seat, -1)  # the seat's last-peek marker, inline
+                if was != e:
+                    if was >= 0:
+                        m[was] = 0.0
+                    m[e] = 1.0
+                    marks[3 + seat] = e
+                m[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
+                m[self._i_seen + (row + pos) * R.NUM_CARDS + g.layout[pos]] = 1.0
+            elif kind == "announce":
+                seat = change[1]
+                if seat == R.TABLE:
+                    src.move(2, self._i_announcer + MAX_PLAYERS)
+                else:
+                    src.move(2, self._i_announcer + seat)
+                    m[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
+            elif kind == "vote":
+                seat = change[1]
+                m[self._i_vote + seat * R.NUM_SUSPECTS + g.votes[seat]] = 1.0
+            elif kind == "phase":
+                src.move(0, self._i_phase + g.phase)
+            elif g.phase == R.OVER:  # "resolved", and the match is over: every card and vote is shown
+                self._reveal()
+                changes.clear()
+                return rewards
+            else:  # "resolved", and the match goes on with a new deal: everything afresh
+                src.reset()
+                self._write_source(src)
+                changes.clear()
+                return rewards
+        e, was = self._i_act + g.current, marks[1]  # to_act
+        m[was] = 0.0
+        m[e] = 1.0
+        marks[1] = e
+        m[self._i_can] = float(g.can_announce())
+        changes.clear()
         return rewards
 
-    def _reveal(self, last_voter: int) -> None:
-        """The match is over: the last vote is cast and every card and vote is shown to everyone."""
-        g, v, lay = self.game, self._src, SOURCE_LAYOUT
+    def _reveal(self) -> None:
+        g, src = self.game, self.src
         n = g.n
-        v[self._i_act + last_voter] = 0
-        v[self._i_phase + R.VOTE] = 0
-        v[self._i_phase + R.OVER] = 1
-        v[self._i_vote + last_voter * R.NUM_SUSPECTS + g.votes[last_voter]] = 1
-        lay.view(v, "seen_cards")[:n, np.arange(P), g.layout] = 1
-        lay.view(v, "votes_revealed")[np.arange(n), g.votes] = 1
-        v[lay["match_scores"]][:n] = np.array(g.scores) * self._game_scale
-        v[lay["games_played"].start] = g.game_index * self._game_scale
-
-    def _observation(self, seat: int) -> np.ndarray:
-        return self._src[self._gather[seat]]
+        src.move(0, self._i_phase + R.OVER)
+        src.move(1, -1)
+        src.view("seen_cards")[:n, np.arange(P), g.layout] = 1
+        src.view("votes_revealed")[np.arange(n), g.votes] = 1
+        src.view("match_scores")[:n] = np.array(g.scores) * self._game_scale
+        src.view("games_played")[0] = g.game_index * self._game_scale
+        src.m[self._i_can] = 0.0
 
     def _encode_state(self) -> np.ndarray:
         g = self.game
         lay = STATE_LAYOUT
         # Everything public or per seat comes from the source (every seat's vote is its ``own_vote`` there).
-        v = state_from_source(lay, SOURCE_LAYOUT, self._src, g.n - 2, rename={"votes": "own_vote"})
+        v = state_from_source(lay, SOURCE_LAYOUT, self.src.vector, g.n - 2, rename={"votes": "own_vote"})
         lay.view(v, "layout")[np.arange(P), g.layout] = 1
         lay.view(v, "seen")[: g.n] = np.array(g.seen)
         return v

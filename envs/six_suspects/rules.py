@@ -375,24 +375,32 @@ class SixSuspectsState(Rules):
         new.scores = self.scores[:]
         new.queue = self.queue[:]
         new.results = copy.deepcopy(self.results)
+        new.changes = None
         return new
 
     # -------------------------------------------------------------------------------------------- play
     def play(self, action: int) -> list[float] | None:
         """Play ``action`` for the current seat (unchecked: :meth:`apply` checks); returns per-seat reward deltas
-        when a game resolves."""
+        when a game resolves. Notes in ``changes`` (when listened to): ``("peek", seat, position)``,
+        ``("announce", seat or TABLE)``, ``("vote", seat)``, ``("phase",)`` (it moved on), ``("resolved",)`` (a game
+        was resolved: a new deal or the end)."""
         seat = self.current
         n = self.options.num_players
+        changes = self.changes
         if action < NUM_POSITIONS:
             self.seen[seat][action] = True
             self.peeks[seat][action] += 1
             self.last_peek[seat] = action
             self.turns_each[seat] += 1
             self.turns += 1
+            if changes is not None:
+                changes.append(("peek", seat, action))
             if self.phase == PEEK:
                 self.peek_phase_turns += 1
                 if self.peek_phase_turns >= self.options.table_announcement_turns * n:
                     self.announcer = TABLE
+                    if changes is not None:
+                        changes.append(("announce", TABLE))
                     self._start_vote(first=(seat + 1) % n)
                 else:
                     self.current = (seat + 1) % n
@@ -403,14 +411,22 @@ class SixSuspectsState(Rules):
             self.announcer = seat
             self.turns_each[seat] += 1
             self.turns += 1
+            if changes is not None:
+                changes.append(("announce", seat))
             self.phase = LAST_TURNS
+            if changes is not None:
+                changes.append(("phase",))
             self.queue = [(seat + k) % n for k in range(1, n)]
             self._next_in_queue()
             return None
         self.votes[seat] = action - VOTE_BASE
+        if changes is not None:
+            changes.append(("vote", seat))
         if self.queue:
             self.current = self.queue.pop(0)
             return None
+        if changes is not None:
+            changes.append(("resolved",))  # a new deal, or the end of the match: everything is shown afresh
         return self._resolve_game()
 
     def _next_in_queue(self) -> None:
@@ -421,6 +437,8 @@ class SixSuspectsState(Rules):
 
     def _start_vote(self, first: int) -> None:
         self.phase = VOTE
+        if self.changes is not None:
+            self.changes.append(("phase",))
         order = [(first + k) % self.n for k in range(self.n)]
         self.current = order[0]
         self.queue = order[1:]
