@@ -189,18 +189,7 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         return R.deal(self.rules_options, rng)
 
     def _resample_state(self, seat: int, rng: np.random.Generator) -> R.GoesToElevenState:
-        g = self.game.clone()
-        others = [s for s in range(g.n) if s != seat]
-        pool = [k for s in others for k in range(K) for _ in range(g.hands[s][k])] + g.draw
-        pool = [pool[i] for i in rng.permutation(len(pool))]
-        for s in others:
-            hand = [0] * K
-            for _ in range(g.hand_size[s]):
-                hand[pool.pop()] += 1
-            g.hands[s] = hand
-            g.hand_bits[s] = sum(1 << k for k in range(K) if hand[k])
-        g.draw = pool
-        return g
+        return R.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
     def _pile_fields(self, lay: Layout, v: np.ndarray, g: R.GoesToElevenState) -> None:

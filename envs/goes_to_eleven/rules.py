@@ -608,3 +608,20 @@ def position(
     if not state.hand_size[current]:
         raise ValueError(f"position: seat {current} is to play but holds no card")
     return state
+
+
+def resample(state: GoesToElevenState, seat: int, rng: np.random.Generator) -> GoesToElevenState:
+    """A copy of ``state`` with everything hidden from ``seat`` redrawn: the other hands and the draw pile are dealt
+    again from the cards it cannot see, each hand keeping its size."""
+    g = state.clone()
+    others = [s for s in range(g.n) if s != seat]
+    pool = [k for s in others for k in range(NUM_KINDS) for _ in range(g.hands[s][k])] + g.draw
+    pool = [pool[i] for i in rng.permutation(len(pool))]
+    for s in others:
+        hand = [0] * NUM_KINDS
+        for _ in range(g.hand_size[s]):
+            hand[pool.pop()] += 1
+        g.hands[s] = hand
+        g.hand_bits[s] = sum(1 << k for k in range(NUM_KINDS) if hand[k])
+    g.draw = pool
+    return g

@@ -201,41 +201,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         return R.deal(self.rules_options, rng)
 
     def _resample_state(self, seat: int, rng: np.random.Generator) -> R.LadyAliceState:
-        g = self.game.clone()
-        n = g.n
-        own = g.evidence[seat]
-        worlds = R.consistent_solutions(n, own, g.verdicts())
-        solution = [int(c) for c in worlds[int(rng.integers(len(worlds)))]]
-        others = [c for c in solution if c != own]
-        others = [others[i] for i in rng.permutation(len(others))]
-        for s in range(n):
-            if s != seat:
-                g.evidence[s] = others.pop()
-        g.solution = tuple(sorted(solution))
-        cats = [R.category(c) for c in solution]
-        if n == 5:
-            g.special = next(c for c in range(R.NUM_CATEGORIES) if cats.count(c) == 2)
-        elif n == 3:
-            g.special = next(c for c in range(R.NUM_CATEGORIES) if c not in cats)
-        # Others' face-down counters and counters in hand: redrawn from what each could still hold.
-        for p in range(n):
-            if p == seat:
-                continue
-            shown = [0] * V
-            hidden_entries = []
-            for space in g.counters:
-                for entry in space:
-                    if entry[0] == p:
-                        if entry[2]:
-                            shown[entry[1]] += 1
-                        else:
-                            hidden_entries.append(entry)
-            pool = [v for v in R.COUNTER_VALUES for _ in range(R.COUNTERS_PER_VALUE - shown[v])]
-            pool = [pool[i] for i in rng.permutation(len(pool))]
-            for entry in hidden_entries:
-                entry[1] = pool.pop()
-            g.left[p] = [pool.count(v) for v in R.COUNTER_VALUES]
-        return g
+        return R.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
     def _write(self, v: np.ndarray, lay: Layout, g: R.LadyAliceState, row: list[int], private: dict[int, int]) -> None:

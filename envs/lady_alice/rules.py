@@ -610,3 +610,44 @@ def position(opts: Options, evidence: list[int], holder: int = 0) -> LadyAliceSt
     state = deal(replace(opts, start_seat=holder), np.random.default_rng(0))
     state.solution, state.special, state.evidence = solution, special, list(evidence)
     return state
+
+
+def resample(state: LadyAliceState, seat: int, rng: np.random.Generator) -> LadyAliceState:
+    """A copy of ``state`` with everything hidden from ``seat`` redrawn: a solution consistent with its evidence and every
+    verdict, the others' evidence cards from it, and the others' face-down counters and counters in hand from what each
+    could still hold."""
+    g = state.clone()
+    n = g.n
+    own = g.evidence[seat]
+    worlds = consistent_solutions(n, own, g.verdicts())
+    solution = [int(c) for c in worlds[int(rng.integers(len(worlds)))]]
+    others = [c for c in solution if c != own]
+    others = [others[i] for i in rng.permutation(len(others))]
+    for s in range(n):
+        if s != seat:
+            g.evidence[s] = others.pop()
+    g.solution = tuple(sorted(solution))
+    cats = [category(c) for c in solution]
+    if n == 5:
+        g.special = next(c for c in range(NUM_CATEGORIES) if cats.count(c) == 2)
+    elif n == 3:
+        g.special = next(c for c in range(NUM_CATEGORIES) if c not in cats)
+    # Others' face-down counters and counters in hand: redrawn from what each could still hold.
+    for p in range(n):
+        if p == seat:
+            continue
+        shown = [0] * len(COUNTER_VALUES)
+        hidden_entries = []
+        for space in g.counters:
+            for entry in space:
+                if entry[0] == p:
+                    if entry[2]:
+                        shown[entry[1]] += 1
+                    else:
+                        hidden_entries.append(entry)
+        pool = [v for v in COUNTER_VALUES for _ in range(COUNTERS_PER_VALUE - shown[v])]
+        pool = [pool[i] for i in rng.permutation(len(pool))]
+        for entry in hidden_entries:
+            entry[1] = pool.pop()
+        g.left[p] = [pool.count(v) for v in COUNTER_VALUES]
+    return g

@@ -167,19 +167,7 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
         return R.deal(self.rules_options, rng)
 
     def _resample_state(self, seat: int, rng: np.random.Generator) -> R.SixSuspectsState:
-        g = self.game.clone()
-        known = g.known_positions(seat)
-        hidden = [p for p in range(P) if not known[p]]
-        cards = [g.layout[p] for p in hidden]
-        for p, k in zip(hidden, rng.permutation(len(hidden)), strict=False):
-            g.layout[p] = cards[k]
-        if g.phase == R.VOTE:
-            # Votes cast by others are hidden until everyone has voted.
-            for s in range(g.n):
-                if s != seat and g.votes[s] >= 0:
-                    g.votes[s] = int(rng.integers(R.NUM_SUSPECTS))
-        g.rng = np.random.default_rng(int(rng.integers(2**63 - 1)))  # the deals of later games
-        return g
+        return R.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
     def _write_source(self, src: Source) -> None:

@@ -557,3 +557,22 @@ def position(
         except ValueError as err:
             raise ValueError(f"position: action {i} ({action!r}): {err}") from None
     return state
+
+
+def resample(state: SixSuspectsState, seat: int, rng: np.random.Generator) -> SixSuspectsState:
+    """A copy of ``state`` with everything hidden from ``seat`` redrawn: the cards it has not seen are shuffled among
+    their positions; while the vote is under way, the others' votes are redrawn; later games of a match get a new
+    deal seed."""
+    g = state.clone()
+    known = g.known_positions(seat)
+    hidden = [p for p in range(NUM_POSITIONS) if not known[p]]
+    cards = [g.layout[p] for p in hidden]
+    for p, k in zip(hidden, rng.permutation(len(hidden)), strict=False):
+        g.layout[p] = cards[k]
+    if g.phase == VOTE:
+        # Votes cast by others are hidden until everyone has voted.
+        for s in range(g.n):
+            if s != seat and g.votes[s] >= 0:
+                g.votes[s] = int(rng.integers(NUM_SUSPECTS))
+    g.rng = np.random.default_rng(int(rng.integers(2**63 - 1)))  # the deals of later games
+    return g
