@@ -127,6 +127,19 @@ class Source:
                 m[entry] = 1.0
             self.marks[key] = entry
 
+    def show(self, entries: tuple[int, ...]) -> None:
+        """Move markers ``0, 1, …`` to ``entries`` at once (``-1``: nowhere): the one-hot fields that the decision
+        under way moves, most of them not at all (each is compared before it moves)."""
+        marks, m = self.marks, self.m
+        for key, e in enumerate(entries):
+            was = marks.get(key, -1)
+            if was != e:
+                if was >= 0:
+                    m[was] = 0.0
+                if e >= 0:
+                    m[e] = 1.0
+                marks[key] = e
+
     def view(self, name: str) -> np.ndarray:
         """A writable view of one field, in its logical shape (for from-scratch writes)."""
         return self.layout.view(self.vector, name)

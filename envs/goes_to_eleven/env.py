@@ -254,7 +254,7 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
     def _markers(self, src: Source) -> None:
         """The one-hot public fields that the decision under way moves (compared first: most actions move one).
         Their marker keys are 0–5 (:data:`MARKERS`): small ints, the cheapest keys on this hot path."""
-        g, marks, m = self.game, src.marks, src.m
+        g = self.game
         phase_at, act_at, eleven_at, pending_at, pick_at, new_pile_at = self._marker_bases
         now = (
             phase_at + g.phase,
@@ -264,14 +264,7 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
             pick_at + g.pick if g.pick >= 0 else -1,
             new_pile_at if g.new_pile or not g.occupied else -1,
         )
-        for key in range(6):
-            e, was = now[key], marks.get(key, -1)
-            if was != e:
-                if was >= 0:
-                    m[was] = 0.0
-                if e >= 0:
-                    m[e] = 1.0
-                marks[key] = e
+        src.show(now)
 
     def _apply(self, action: int) -> list[float] | None:
         # The rules play and note what changed; the source follows (GameEnv's mechanism): an action changes a handful

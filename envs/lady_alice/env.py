@@ -274,7 +274,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
     def _markers(self, src: Source) -> None:
         """The one-hot public fields that move with nearly every action (markers 0-4, :data:`MARKERS`): most
         actions move one or two, so each is compared before it moves."""
-        g, marks, m = self.game, src.marks, src.m
+        g = self.game
         phase_at, act_at, holder_at, place_at, missing_at = self._marker_bases
         now = (
             phase_at + g.phase,
@@ -283,14 +283,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
             place_at + g.place_clue if g.place_clue >= 0 else -1,
             missing_at + g.missing if g.missing >= 0 else -1,
         )
-        for key in range(5):
-            e, was = now[key], marks.get(key, -1)
-            if was != e:
-                if was >= 0:
-                    m[was] = 0.0
-                if e >= 0:
-                    m[e] = 1.0
-                marks[key] = e
+        src.show(now)
 
     def _write_passed(self) -> None:
         """The seats that passed in the sequence under way (five entries: item writes beat a slice)."""
