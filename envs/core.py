@@ -152,8 +152,10 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
                 "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
             }
         )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.observation_spaces: dict[str, spaces.Space] = {a: obs_space for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(self.num_actions) for a in self.possible_agents
+        }
         self.state_space = spaces.Box(0.0, 1.0, (self.state_layout.size,), np.float32)
         self._zero_mask = np.zeros(self.num_actions, np.int8)
         self._zero_mask.flags.writeable = False
@@ -514,6 +516,15 @@ class GameEnv(ParlourEnv[S]):
             options=options_record(self.rules_options),
         )
         self._setup()
+
+    def return_bounds(self) -> tuple[float, float]:
+        """The least and greatest return one seat can get in an episode under these options (for libraries that
+        declare them, e.g. OpenSpiel's utility range); an illegal-action penalty widens them by its value."""
+        low, high = self.rules_options.return_bounds()
+        if self.illegal_action != ILLEGAL_RAISE:
+            # the penalised seat keeps what it earned so far (within the bounds) and gets the penalty on top
+            low, high = low + min(0.0, self.illegal_reward), high + max(0.0, self.illegal_reward)
+        return float(low), float(high)
 
     def _configure(self, options: Any) -> None:
         """Set per-instance ``num_actions``/layouts that depend on the rule keywords (before spaces are made)."""

@@ -61,3 +61,44 @@ def test_phases_are_one_enum_named_and_encoded_whole(name: str) -> None:
     assert env.observation_layout.field("phase").size == len(phases)
     env.reset(seed=0)
     assert rules.Phase(env.game.phase) is rules.Phase(0)
+
+
+RETURN_CASES = [
+    ("six_suspects_v0", {"reward": "vote", "num_games": 3}),
+    ("six_suspects_v0", {"reward": "score", "num_games": 3}),
+    ("six_suspects_v0", {"reward": "expected"}),
+    ("six_suspects_v0", {"reward": "win", "num_games": 3}),
+    ("goes_to_eleven_v0", {"reward": "win"}),
+    ("goes_to_eleven_v0", {"reward": "cards"}),
+    ("goes_to_eleven_v0", {"reward": "margin"}),
+    ("lady_alice_v1", {"reward": "win"}),
+    ("lady_alice_v1", {"reward": "score", "num_players": 5}),
+    ("elevenses_v0", {}),
+    ("goes_to_eleven_v0", {"illegal_action": "penalize", "illegal_reward": -3.0}),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs"), RETURN_CASES, ids=[f"{n}-{k}" for n, k in RETURN_CASES])
+def test_every_return_lies_within_the_declared_bounds(name: str, kwargs: dict) -> None:
+    env = make(name, **kwargs)
+    low, high = env.return_bounds()
+    assert low < high
+    rng = np.random.default_rng(11)
+    seen: list[float] = []
+    for game in range(12):
+        env.reset(seed=game)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        for agent in env.agent_iter():
+            _, reward, done, cut, _ = env.last()
+            totals[agent] += reward
+            if done or cut:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(env.observe(agent)["action_mask"])
+            # in the penalty case one game in three ends on an illegal action
+            bad = kwargs.get("illegal_action") == "penalize" and game % 3 == 0 and rng.random() < 0.05
+            env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]) if bad else int(rng.choice(legal)))
+        seen += totals.values()
+    assert low <= min(seen) and max(seen) <= high, (low, high, min(seen), max(seen))
+    if "illegal_action" in kwargs:
+        assert min(seen) < -1.0  # a penalised seat fell below a game's -1: the widened bound was needed

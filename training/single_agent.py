@@ -132,7 +132,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             return np.ones(self.aec.num_actions, bool)
         return mask.astype(bool)
 
-    def render(self) -> str:
+    def render(self) -> Any:  # a text frame (Gymnasium's RenderFrame type differs between its releases)
         return self.aec.render_text(perspective=self.learner)
 
     # ---------------------------------------------------------------------------------------- internals

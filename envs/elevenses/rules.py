@@ -233,6 +233,10 @@ class Options:
         most = BOX_CUBES // self.num_players
         check_int("elevenses: cubes_per_player", self.cubes_per_player, -(-need // self.num_players), most)
 
+    def return_bounds(self) -> tuple[float, float]:
+        """The least and greatest return of one seat over a game (+1 to the winners, -1 to the others, 0 if cut)."""
+        return (-1.0, 1.0)
+
 
 # ----------------------------------------------------------------------------------------------- the state
 @dataclass

@@ -153,6 +153,11 @@ class Options:
     def num_actions(self) -> int:
         return give_base(self.max_piles) + (MAX_PLAYERS - 1) + 2
 
+    def return_bounds(self) -> tuple[float, float]:
+        """The least and greatest return of one seat over a game (``cards``/``margin``: at most the whole deck)."""
+        deck = CARD_REWARD * sum(self.deck)
+        return {"cards": (-deck, 0.0), "margin": (-deck, deck)}.get(self.reward, (-1.0, 1.0))
+
 
 def give_base(max_piles: int) -> int:
     return NUM_KINDS * (max_piles + 1)

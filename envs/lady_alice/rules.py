@@ -190,6 +190,13 @@ class Options:
         check_choice("lady_alice: reward", self.reward, REWARD_MODES)
         check_bool("lady_alice: accusation_covers", self.accusation_covers)
 
+    def return_bounds(self) -> tuple[float, float]:
+        """The least and greatest return of one seat over a game (``score``: every counter and every bonus)."""
+        if self.reward != "score":
+            return (-1.0, 1.0)
+        bonuses = ALL_CLUES_BONUS + EXACT_SUSPICION_BONUS + ACCUSATION_BONUS + DOUBLED_CATEGORY_BONUS
+        return (0.0, float(COUNTERS_PER_VALUE * sum(COUNTER_VALUES) + bonuses))
+
 
 # ----------------------------------------------------------------------------------------------- the state
 @dataclass

@@ -315,6 +315,13 @@ class Options:
     def max_games(self) -> int:
         return self.num_games + (self.max_tiebreak_games if self.num_games > 1 else 0)
 
+    def return_bounds(self) -> tuple[float, float]:
+        """The least and greatest return of one seat over an episode (a match of at most ``max_games`` games)."""
+        games = float(self.max_games)
+        return {"vote": (-games, games), "expected": (-games, games), "score": (0.0, games)}.get(
+            self.reward, (-1.0, 1.0)
+        )
+
 
 # ----------------------------------------------------------------------------------------------- the state
 @dataclass
