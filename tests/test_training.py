@@ -145,7 +145,11 @@ def test_config_types_and_overrides() -> None:
 
 CONFIG_ERRORS = [
     (["train.total_steps=5"], r"unknown key 'train.total_steps'; allowed keys here: \['total_timesteps', 'n_envs'"),
-    (["colour=red"], r"unknown key 'colour'; allowed keys here: \['game', 'learner', 'opponents'"),
+    (["colour=red"], r"unknown key 'colour'; allowed keys here: \['trainer', 'game', 'learner', 'opponents'"),
+    (["trainer=tensorflow"], r"trainer='tensorflow' is not valid: expected one of \['sb3', 'rllib'\]"),
+    (["rllib.num_env_runners=-1"], r"rllib.num_env_runners=-1 is out of range"),
+    (["rllib.workers=2"], r"unknown key 'rllib.workers'; allowed keys here: \['ray_address', 'num_env_runners'\]"),
+    (["opponents=[self]"], r"opponents: 'self' needs at least one other opponent .*with trainer: rllib"),
     (["ppo.learning_rate=fast"], r"bad value for 'ppo.learning_rate'"),
     (
         ["opponents=[six_suspects_genius]"],

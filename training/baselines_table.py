@@ -111,12 +111,12 @@ def _train_seed(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
     """Train one seed in its run folder (resuming one left by an interrupted run) and export its policy file."""
     from parlour.baselines.policy_file import read_weights, save_policy
     from parlour.training.config import load_config
-    from parlour.training.train import POLICY_STEM, train
+    from parlour.training.train import POLICY_STEM, has_checkpoint, train
 
     env_name, config_path, seed, root, folder = job
     cfg = load_config(config_path, [f"seed={seed}"])
     run = Path(root) / "runs" / "baselines" / env_name / f"seed{seed}"
-    resume = (run / "checkpoints" / "latest.zip").is_file()
+    resume = has_checkpoint(run)
     if run.exists() and not resume:
         import shutil
 

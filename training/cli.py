@@ -92,8 +92,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
         require_train_extra("parlour train")
         from parlour.training.config import ConfigError, load_config
-        from parlour.training.policies import read_meta
-        from parlour.training.train import RunError, TrainingStopped, resume_config, train
+        from parlour.training.train import RunError, TrainingStopped, checkpoint_step, resume_config, train
     except ImportError as exc:
         print(f"parlour train: {exc}", file=sys.stderr)
         return 2
@@ -122,8 +121,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
                     raise RunError(f"--resume: no run of {config} with seed {named.seed} under runs/; give --out RUN")
                 run = existing[-1]
             cfg, changes = resume_config(run, overrides)
-            latest = run / "checkpoints" / "latest.zip"
-            at = f"step {read_meta(latest).get('timesteps', 0):,}" if latest.is_file() else "the start"
+            step = checkpoint_step(run)
+            at = f"step {step:,}" if step is not None else "the start"
             changed = "; changed on this command: " + ", ".join(
                 f"{k} {old} -> {new}" for k, (old, new) in changes.items()
             )
@@ -158,10 +157,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
         )
         return 128 + _SIGNAL_RECEIVED[0]
     print(f"\nrun folder: {run}")
+    env_share = metrics["env_share"]
     print(
         f"{metrics['timesteps']} timesteps; this session {metrics['session_steps']} steps in "
-        f"{metrics['session_wall_seconds']:.0f} s ({metrics['steps_per_second'] or 0:.0f} steps/s, "
-        f"environment {100 * (metrics['env_share'] or 0):.0f}% of the time)\n"
+        f"{metrics['session_wall_seconds']:.0f} s ({metrics['steps_per_second'] or 0:.0f} steps/s"
+        + (f", environment {100 * env_share:.0f}% of the time" if env_share is not None else "")
+        + ")\n"
     )
     print((run / "final_eval.md").read_text())
     return 0

@@ -20,6 +20,8 @@ from omegaconf.errors import OmegaConfBaseException
 
 #: Opponent-pool entry that stands for snapshots of the learner (the self-play league).
 SELF_PLAY = "self"
+#: ``trainer`` values: the library that trains.
+TRAINERS = ("sb3", "rllib")
 #: ``ppo.activation`` values (names of ``torch.nn`` modules).
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
 
@@ -101,7 +103,19 @@ class EvalConfig:
 
 
 @dataclass
+class RLlibConfig:
+    """The RLlib trainer (``trainer: rllib``): where it runs and how it samples."""
+
+    #: Ray cluster to join (``auto``, ``ray://host:10001``…); empty: a local Ray started in this process.
+    ray_address: str = ""
+    #: Remote env runners sampling in parallel (0: sample in the driver); ``train.n_envs`` envs are split over them.
+    num_env_runners: int = 0
+
+
+@dataclass
 class TrainConfig:
+    #: ``sb3`` (MaskablePPO, one process) or ``rllib`` (Ray RLlib PPO with the masked module; scales with a cluster).
+    trainer: str = "sb3"
     game: GameConfig = field(default_factory=GameConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     #: The opponent pool: bot names, checkpoint paths (``*.zip``), or ``self`` for snapshots of the learner.
@@ -110,6 +124,7 @@ class TrainConfig:
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     train: TrainBudget = field(default_factory=TrainBudget)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
     seed: int = 0
     #: Allow SB3 ``*.zip`` checkpoints as opponents or evaluation entries. Loading one unpickles it, which can run
     #: code stored in the file: only for files you trust. Policy files (``*.json``) need no such permission.
@@ -118,7 +133,7 @@ class TrainConfig:
 
 #: Section type name (as dataclass fields spell it under postponed annotations) -> section class.
 _SECTIONS: dict[str, Any] = {
-    c.__name__: c for c in (GameConfig, LearnerConfig, PPOConfig, SelfPlayConfig, TrainBudget, EvalConfig)
+    c.__name__: c for c in (GameConfig, LearnerConfig, PPOConfig, SelfPlayConfig, TrainBudget, EvalConfig, RLlibConfig)
 }
 
 
@@ -262,8 +277,17 @@ def validate(cfg: TrainConfig) -> None:
             except (ValueError, ImportError) as exc:
                 extra = f" ('{SELF_PLAY}' adds snapshots of the learner)" if allow_self else ""
                 raise ConfigError(f"{where}: {exc}{extra}") from None
-    if cfg.opponents == [SELF_PLAY]:
-        raise ConfigError("opponents: 'self' needs at least one other opponent to play before the first snapshot")
+    if cfg.trainer not in TRAINERS:
+        raise ConfigError(f"trainer={cfg.trainer!r} is not valid: expected one of {list(TRAINERS)}")
+    if cfg.opponents == [SELF_PLAY] and cfg.trainer == "sb3":
+        raise ConfigError(
+            "opponents: 'self' needs at least one other opponent to play before the first snapshot (with "
+            "trainer: rllib, opponents: [self] is parameter-shared self-play)"
+        )
+    if cfg.rllib.num_env_runners < 0:
+        raise ConfigError(
+            f"rllib.num_env_runners={cfg.rllib.num_env_runners} is out of range: expected an integer >= 0"
+        )
     budget = cfg.train
     for name, value, low in (
         ("train.total_timesteps", budget.total_timesteps, 1),

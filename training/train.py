@@ -182,6 +182,44 @@ def format_evaluation(row: dict[str, Any]) -> str:
     return f"evaluation at step {row['timesteps']:,} ({games} games each): win rate " + ", ".join(parts)
 
 
+def periodic_evaluation(cfg: TrainConfig, run: Path, policy: Policy | Path, timesteps: int) -> dict[str, Any]:
+    """Play the policy (or the policy file at a path) against each evaluation opponent on ``eval.periodic_games``
+    deals and append the row to ``evaluations.jsonl``; returns the row."""
+    if isinstance(policy, Path):
+        table = table_for(cfg.game.name, cfg.game.num_players, cfg.game.options)
+        policy = PolicyFile(policy, table, deterministic=cfg.learner.deterministic, label="ppo")
+    row: dict[str, Any] = {"timesteps": timesteps, "time": time.time()}
+    for name in cfg.eval.opponents:
+        m = play_matchup(
+            cfg.game.name,
+            policy,
+            resolve_for(cfg, name),
+            num_players=cfg.game.num_players,
+            games=cfg.eval.periodic_games,
+            seed_set=cfg.eval.seed_set,
+            env_kwargs=cfg.game.options,
+        ).summary()
+        row[name] = {k: m[k] for k in ("games", "win_rate", "win_ci", "mean_reward")}
+    with open(run / "evaluations.jsonl", "a") as f:
+        f.write(json.dumps(row) + "\n")
+    return row
+
+
+def has_checkpoint(run: Path) -> bool:
+    """Whether a run folder holds a checkpoint to resume from (SB3's ``latest.zip`` or RLlib's ``latest/``)."""
+    return (run / "checkpoints" / "latest.zip").is_file() or (run / "checkpoints" / "latest" / "parlour.json").is_file()
+
+
+def checkpoint_step(run: Path) -> int | None:
+    """The step a run's checkpoint was written at (``None``: no checkpoint)."""
+    zipped = run / "checkpoints" / "latest.zip"
+    if zipped.is_file():
+        return int(read_meta(zipped).get("timesteps", 0))
+    from parlour.training.rllib_train import checkpoint_steps
+
+    return checkpoint_steps(run)
+
+
 def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any], progress: bool, stop: _Stop) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
@@ -274,22 +312,9 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
 
         def _evaluate(self) -> None:
             policy = _ModelPolicy(self.model, cfg.learner.deterministic)
-            row: dict[str, Any] = {"timesteps": self.num_timesteps, "time": time.time()}
+            row = periodic_evaluation(cfg, run, policy, self.num_timesteps)
             for name in cfg.eval.opponents:
-                opponent = resolve_for(cfg, name)
-                m = play_matchup(
-                    env_name,
-                    policy,
-                    opponent,
-                    num_players=cfg.game.num_players,
-                    games=cfg.eval.periodic_games,
-                    seed_set=cfg.eval.seed_set,
-                    env_kwargs=cfg.game.options,
-                ).summary()
-                row[name] = {k: m[k] for k in ("games", "win_rate", "win_ci", "mean_reward")}
-                self.logger.record(f"eval/win_rate_vs_{name}", m["win_rate"])
-            with open(run / "evaluations.jsonl", "a") as f:
-                f.write(json.dumps(row) + "\n")
+                self.logger.record(f"eval/win_rate_vs_{name}", row[name]["win_rate"])
             self._say(format_evaluation(row))
 
         def _on_training_end(self) -> None:
@@ -425,12 +450,16 @@ def train(
     try:
         return _train(cfg, run, resume, progress, final_eval)
     except BaseException as exc:
-        if not resume and not isinstance(exc, TrainingStopped) and not (run / "checkpoints" / "latest.zip").is_file():
+        if not resume and not isinstance(exc, TrainingStopped) and not has_checkpoint(run):
             shutil.rmtree(run, ignore_errors=True)  # nothing to resume: leave no folder to block the next run
         raise
 
 
 def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval: bool) -> dict:
+    if cfg.trainer == "rllib":
+        from parlour.training.rllib_train import train_rllib
+
+        return train_rllib(cfg, run, resume, progress, final_eval)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure

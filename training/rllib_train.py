@@ -1,0 +1,226 @@
+"""``trainer: rllib``: ``parlour train`` with Ray RLlib's PPO and the masked module, into the same run folder.
+
+The same config sections as the SB3 trainer, read the same way: ``game``, ``learner``, ``opponents``, ``ppo`` (one
+PPO update is ``ppo.n_steps × train.n_envs`` steps, minibatches of ``ppo.batch_size``, ``ppo.n_epochs`` passes, the
+same ``net_arch`` and activation with separate policy and value networks), ``train`` (budget, checkpoints, periodic
+evaluations, threads) and ``eval``; plus ``rllib`` (``ray_address``, ``num_env_runners``). Opponents play inside the
+env (``parlour.envs.interop.rllib.RLlibEnv``); ``self`` in the pool is the learning policy itself, so
+``opponents: [self]`` is parameter-shared self-play.
+
+The run folder matches the SB3 trainer's: ``checkpoints/latest/`` (an RLlib checkpoint, written beside and renamed
+over the last one, with ``parlour.json``: the table it was trained for and its step), ``evaluations.jsonl``,
+``logs/session_K/progress.csv``, ``policy.json`` + ``policy.safetensors`` (the module's weights as a safe policy
+file, what evaluation loads), ``final_eval.*``, ``learning_curve.png`` and ``metrics.json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from parlour.baselines.policy_file import check_compatible, mlp_network, save_policy
+from parlour.envs import make as make_env
+from parlour.training.config import SELF_PLAY, TrainConfig
+from parlour.training.policies import checkpoint_meta, training_record
+
+#: The checkpoint folder of an RLlib run, and the file in it that says what it was trained for.
+CHECKPOINT_DIR = "latest"
+META_FILE = "parlour.json"
+ALGORITHM = "PPO (Ray RLlib, masked module)"
+
+
+def env_config(cfg: TrainConfig) -> dict[str, Any]:
+    """``RLlibEnv``'s config for a training config."""
+    return {
+        "env": cfg.game.name,
+        "num_players": cfg.game.num_players,
+        "options": dict(cfg.game.options),
+        "opponents": [SELF_PLAY if o == SELF_PLAY else o for o in cfg.opponents],
+        "learner_seat": cfg.learner.seat,
+        "trust_pickle": cfg.trust_pickle,
+    }
+
+
+def algorithm_config(cfg: TrainConfig) -> Any:
+    """The RLlib ``PPOConfig`` for a training config."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    from parlour.envs.interop.rllib import SHARED, RLlibEnv, ppo_module_spec
+
+    ppo, budget = cfg.ppo, cfg.train
+    runners = cfg.rllib.num_env_runners
+    return (
+        PPOConfig()
+        .environment(RLlibEnv, env_config=env_config(cfg))
+        .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent, episode, **kw: SHARED)
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: ppo_module_spec(ppo.net_arch, ppo.activation)})
+        )
+        .env_runners(
+            num_env_runners=runners,
+            num_envs_per_env_runner=max(1, budget.n_envs // max(1, runners)),
+            num_cpus_per_env_runner=1,
+        )
+        .learners(num_learners=0)
+        .training(
+            train_batch_size_per_learner=ppo.n_steps * budget.n_envs,
+            minibatch_size=ppo.batch_size,
+            num_epochs=ppo.n_epochs,
+            lr=ppo.learning_rate,
+            gamma=ppo.gamma,
+            lambda_=ppo.gae_lambda,
+            clip_param=ppo.clip_range,
+            entropy_coeff=ppo.ent_coef,
+            vf_loss_coeff=ppo.vf_coef,
+            grad_clip=ppo.max_grad_norm,
+            grad_clip_by="global_norm",
+            vf_clip_param=float("inf"),  # SB3 does not clip the value loss
+            use_kl_loss=False,  # nor penalise the KL divergence
+        )
+        .debugging(seed=cfg.seed, log_level="ERROR")
+        .reporting(metrics_num_episodes_for_smoothing=100)
+    )
+
+
+def start_ray(address: str = "") -> None:
+    """Join the cluster at ``address``, or start a local Ray in this process (once)."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+
+
+def checkpoint_steps(run: Path) -> int | None:
+    """The step of an RLlib run's checkpoint (``None``: it has none)."""
+    meta = run / "checkpoints" / CHECKPOINT_DIR / META_FILE
+    return int(json.loads(meta.read_text())["timesteps"]) if meta.is_file() else None
+
+
+def _save(algo: Any, run: Path, meta: dict[str, Any], steps: int) -> Path:
+    """Write the checkpoint beside the last one and rename it over it (a crash leaves one whole checkpoint)."""
+    folder = run / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    target, tmp, old = folder / CHECKPOINT_DIR, folder / f".{CHECKPOINT_DIR}.tmp", folder / f".{CHECKPOINT_DIR}.old"
+    shutil.rmtree(tmp, ignore_errors=True)
+    algo.save_to_path(str(tmp.resolve()))
+    (tmp / META_FILE).write_text(json.dumps(meta | {"timesteps": steps}, indent=2, default=str))
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(tmp, target)
+    shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def export(algo: Any, path: Path, cfg: TrainConfig, meta: dict[str, Any], record: dict[str, Any]) -> Path:
+    """The shared module's weights as a safe policy file (the network SB3's ``MlpPolicy`` would have)."""
+    from parlour.envs.interop.rllib import SHARED, policy_tensors
+
+    network = mlp_network(list(cfg.ppo.net_arch), list(cfg.ppo.net_arch), cfg.ppo.activation)
+    spec = {**meta, "network": network, "training": record}
+    return save_policy(path, policy_tensors(algo.get_module(SHARED)), spec)
+
+
+def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval: bool) -> dict[str, Any]:
+    import torch
+
+    from parlour.training.train import (
+        POLICY_STEM,
+        TrainingStopped,
+        _Stop,
+        evaluations,
+        final_evaluation,
+        format_evaluation,
+        periodic_evaluation,
+        plot_learning_curve,
+    )
+
+    torch.set_num_threads(cfg.train.torch_threads)
+    start_ray(cfg.rllib.ray_address)
+    probe = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
+    meta = checkpoint_meta(probe, {"config": json.loads(json.dumps(asdict(cfg))), "trainer": "rllib"})
+    algo = algorithm_config(cfg).build_algo()
+    latest = run / "checkpoints" / CHECKPOINT_DIR
+    steps = 0
+    if resume and (latest / META_FILE).is_file():
+        check_compatible(json.loads((latest / META_FILE).read_text()), meta, str(latest))
+        algo.restore_from_path(str(latest.resolve()))
+        steps = checkpoint_steps(run) or 0
+    done_steps = steps
+    previous = json.loads((run / "metrics.json").read_text()) if resume and (run / "metrics.json").is_file() else {}
+    sessions = sorted((run / "logs").glob("session_*"))
+    log_dir = run / "logs" / f"session_{len(sessions)}"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    budget = cfg.train
+    marks = {"ckpt": steps, "eval": steps}
+    start = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=budget.total_timesteps, initial=steps, desc="train (rllib)", unit="step", dynamic_ncols=True)
+    try:
+        with _Stop() as stop, open(log_dir / "progress.csv", "w", newline="") as f:
+            log = csv.writer(f)
+            log.writerow(["time/total_timesteps", "rollout/ep_rew_mean", "time/time_elapsed"])
+            while steps < budget.total_timesteps and stop.signum is None:
+                result = algo.train()
+                runners = result.get("env_runners", {})
+                new = int(runners.get("num_env_steps_sampled_lifetime", steps))
+                steps = max(new, steps + 1) if new <= steps else new
+                returns = runners.get("agent_episode_returns_mean") or {}
+                mean = sum(returns.values()) / len(returns) if returns else float("nan")
+                log.writerow([steps, mean, round(time.perf_counter() - start, 1)])
+                f.flush()
+                if bar is not None:
+                    bar.update(steps - bar.n)
+                if steps - marks["ckpt"] >= budget.checkpoint_every:
+                    marks["ckpt"] = steps
+                    _save(algo, run, meta, steps)
+                if budget.eval_every and steps - marks["eval"] >= budget.eval_every:
+                    marks["eval"] = steps
+                    export(algo, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
+                    row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
+                    (bar.write if bar is not None else print)(format_evaluation(row))
+            wall = time.perf_counter() - start
+            train_wall = previous.get("train_wall_seconds", 0.0) + wall
+            _save(algo, run, meta, steps)
+            if stop.signum is not None:
+                (run / "metrics.json").write_text(json.dumps({"timesteps": steps, "train_wall_seconds": train_wall}))
+                raise TrainingStopped(stop.signum, steps, budget.total_timesteps, latest)
+    finally:
+        if bar is not None:
+            bar.close()
+    record = training_record(
+        meta, steps, algorithm=ALGORITHM, evaluations=evaluations(run), train_wall_seconds=train_wall
+    )
+    export(algo, run / POLICY_STEM, cfg, meta, record)
+    algo.stop()
+    report = final_evaluation(cfg, run, progress) if final_eval else None
+    plot_learning_curve(run)
+    session = steps - done_steps
+    metrics = {
+        "trainer": "rllib",
+        "timesteps": steps,
+        "session_steps": session,
+        "session_wall_seconds": wall,
+        "train_wall_seconds": train_wall,
+        "steps_per_second": session / wall if wall > 0 else None,
+        "env_seconds": None,
+        "env_share": None,
+        "learner_share": None,
+        "final_eval": dict(report["policies"]) if report is not None else None,
+    }
+    (run / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    return metrics
