@@ -7,6 +7,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -118,8 +119,12 @@ def run_match(
     progress: bool = False,
     trust_pickle: bool = False,
     records: Path | None = None,
+    workers: int = 1,
+    ray_address: str = "",
 ) -> list[dict[str, Any]]:
-    """Play ``games`` games; seat ``s`` of game ``g`` is ``bots[(s + g) % len(bots)]`` (seat rotation).
+    """Play ``games`` games; seat ``s`` of game ``g`` is ``bots[(s + g) % len(bots)]`` (seat rotation). Each game's
+    random draws are seeded by the match seed and the game's index, so ``workers > 1`` (Ray workers, each playing a
+    shard of the games) gives the same table.
 
     ``records``: a folder to save every game's record in (``game_00000.json``, ...: see :func:`save_record`).
 
@@ -133,34 +138,65 @@ def run_match(
         raise ValueError("run_match: give at least one bot")
     if games < 1:
         raise ValueError(f"run_match: games={games} is out of range: expected an integer >= 1")
-    env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
+    make_env(env_name, num_players=num_players, **(env_kwargs or {}))  # bad keywords are refused before anything
     policies = {  # the resolver checks each against this table
         name: resolve(name, env_name, num_players, env_kwargs, trust_pickle=trust_pickle)
         for name in dict.fromkeys(bots)
     }
     stats = {name: BotStats(policy.name) for name, policy in policies.items()}
-    rng = np.random.default_rng(seed)
-    iterator: Any = range(games)
+    bar = None
     if progress:
         from tqdm import tqdm
 
-        iterator = tqdm(iterator, desc=f"{env_name} match", unit="game")
-    for g, deal in zip(iterator, deal_seeds(seed, games), strict=False):
-        names = [bots[(s + g) % len(bots)] for s in range(num_players)]
-        seats = [policies[n] for n in names]
-        result = play_game(env, seats, deal, rng)
-        if records is not None:
-            save_record(env, records / f"game_{g:05d}.json", [p.name for p in seats])
-        winners = set(result["outcome"].get("winners", []))
-        scores = result["outcome"].get("scores", [0] * num_players)
-        played = max(1, len(result["outcome"].get("games", [None])))
+        bar = tqdm(total=games, desc=f"{env_name} match", unit="game")
+    from parlour.training.distributed import map_shards
+
+    play = partial(
+        _play_games, env_name, list(bots), policies, num_players, seed, deal_seeds(seed, games), env_kwargs, records,
+        bar if workers == 1 else None,
+    )  # fmt: skip
+    for names, winners, scores, played, rewards in map_shards(
+        play, list(range(games)), workers, address=ray_address, progress=bar
+    ):
         for s, name in enumerate(names):
             st = stats[name]
             st.games += 1
             st.wins += s in winners
             st.score += scores[s] / played
-            st.rewards.append(result["rewards"][s])
+            st.rewards.append(rewards[s])
+    if bar is not None:
+        bar.close()
     return [st.row() for st in stats.values()]
+
+
+def _play_games(
+    env_name: str,
+    bots: list[str],
+    policies: dict[str, Policy],
+    num_players: int,
+    seed: int,
+    deals: list[int],
+    env_kwargs: dict[str, Any] | None,
+    records: Path | None,
+    progress: Any,
+    indices: Sequence[int],
+) -> list[tuple[list[str], set[int], list[float], int, list[float]]]:
+    """Games ``indices`` of a match: per game the seated names, winners, scores, games in it and rewards."""
+    env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
+    out = []
+    for g in indices:
+        names = [bots[(s + g) % len(bots)] for s in range(num_players)]
+        seats = [policies[n] for n in names]
+        result = play_game(env, seats, deals[g], np.random.default_rng([seed, g]))  # each game seeded alone
+        if records is not None:
+            save_record(env, records / f"game_{g:05d}.json", [p.name for p in seats])
+        outcome = result["outcome"]
+        scores = [float(x) for x in outcome.get("scores", [0] * num_players)]
+        out.append((names, set(outcome.get("winners", [])), scores, max(1, len(outcome.get("games", [None]))),
+                    [float(r) for r in result["rewards"]]))  # fmt: skip
+        if progress is not None:
+            progress.update(1)
+    return out
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def ray_local() -> Any:
     import ray
 
-    from parlour.training.rllib_train import start_ray
+    from parlour.training.distributed import start_ray
 
     start_ray()
     yield ray

@@ -172,7 +172,15 @@ def ship(env_name: str, spec: BaselineSpec, folder: Path = CHECKPOINTS) -> Path:
     return target
 
 
-def evaluate_game(env_name: str, spec: BaselineSpec, *, progress: bool, folder: Path = CHECKPOINTS) -> dict[str, Any]:
+def evaluate_game(
+    env_name: str,
+    spec: BaselineSpec,
+    *,
+    progress: bool,
+    folder: Path = CHECKPOINTS,
+    workers: int = 1,
+    ray_address: str = "",
+) -> dict[str, Any]:
     """Every trained seed and every scripted bot on the game's scenario; seeds aggregated."""
     sc = scenario(env_name, spec.scenarios)
     name = shipped_checkpoint(env_name) or "ppo"
@@ -183,7 +191,9 @@ def evaluate_game(env_name: str, spec: BaselineSpec, *, progress: bool, folder: 
     trained = [PolicyFile(seed_path(env_name, k, folder), table, label=f"{name}@seed{k}") for k in seeds]
     bots = [make(b, env_name) for b in available(env_name) if b not in spec.skip_bots and b not in (name,)]
     start = time.perf_counter()
-    report = benchmark_report([*trained, *bots], sc, spec.scenarios, progress=progress)
+    report = benchmark_report(
+        [*trained, *bots], sc, spec.scenarios, progress=progress, workers=workers, ray_address=ray_address
+    )
     report["evaluation_seconds"] = time.perf_counter() - start
     cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in report["matchups"]}
     scores = np.array([[cells[(p.name, o)] for o in sc.opponents] for p in trained])
@@ -262,6 +272,8 @@ def regenerate(
     root: Path | None = None,
     folder: Path = CHECKPOINTS,
     figures: Path = FIGURES,
+    workers: int = 1,
+    ray_address: str = "",
 ) -> Path:
     """Train (unless ``train_models`` is false), evaluate and publish ``games`` (default: every spec under
     ``root``, the working directory); policy files and results in ``folder``, figures in ``figures``."""
@@ -274,7 +286,9 @@ def regenerate(
         spec_path, spec = table[env_name]
         if train_models:
             train_seeds(env_name, spec, root, jobs, folder)
-        report = evaluate_game(env_name, spec, progress=progress, folder=folder)
+        report = evaluate_game(
+            env_name, spec, progress=progress, folder=folder, workers=workers, ray_address=ray_address
+        )
         if seed_path(env_name, spec.shipped_seed, folder).is_file():
             ship(env_name, spec, folder)
         report["spec"] = str(spec_path.relative_to(root))

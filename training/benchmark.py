@@ -46,8 +46,11 @@ def run_benchmark(
     compare: str | Path | None = None,
     trust_pickle: bool = False,
     progress: bool = False,
+    workers: int = 1,
+    ray_address: str = "",
 ) -> str:
-    """Evaluate ``specs`` on the scenario; returns the Markdown printed (and written to ``out``)."""
+    """Evaluate ``specs`` on the scenario (``workers``: Ray workers sharing the deals); returns the Markdown printed
+    (and written to ``out``)."""
     sc = scenario(env_name, version)
     other = None
     if compare is not None:
@@ -59,7 +62,7 @@ def run_benchmark(
     policies = [
         resolve(s, env_name, sc.num_players, sc.options, trust_pickle=trust_pickle, label=short_label(s)) for s in specs
     ]
-    report = benchmark_report(policies, sc, version, progress=progress)
+    report = benchmark_report(policies, sc, version, progress=progress, workers=workers, ray_address=ray_address)
     lines = [
         f"{env_name}, benchmark scenario set {version}: {sc.num_players} players, deal set {sc.deal_set}, {sc.deals} "
         f"deals × {sc.num_players} seats = {sc.deals * sc.num_players} games per cell; parlour "

@@ -30,6 +30,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             trust_pickle=args.trust_pickle,
             records=Path(args.records) if args.records else None,
+            workers=args.workers,
+            ray_address=args.ray_address,
         )
     except (ValueError, ImportError) as exc:
         print(f"parlour match: {exc}", file=sys.stderr)
@@ -108,6 +110,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
         )
         return 2
     command = shlex.join(["parlour", *args.argv])
+    if args.ray_address:
+        overrides.append(f"rllib.ray_address={args.ray_address}")
+    if args.seeds is not None:
+        return _train_seeds(args, config, overrides, command)
     run: Path | None = None
     try:
         if args.resume:
@@ -168,6 +174,51 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_seeds(args: argparse.Namespace, config: str | None, overrides: list[str], command: str) -> int:
+    """``parlour train CONFIG --seeds 0,1,2``: one run per seed, in parallel as Ray tasks (one CPU each, plus the
+    env runners of an RLlib run), on the local machine or the cluster of ``--ray-address``."""
+    from parlour.training.config import ConfigError, load_config
+    from parlour.training.distributed import run_remote
+    from parlour.training.train import train_job
+
+    if config is None or args.resume:
+        print("parlour train: --seeds starts new runs of a config (no --resume)", file=sys.stderr)
+        return 2
+    try:
+        seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
+        if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < 0:
+            raise ValueError
+    except ValueError:
+        print(
+            f"parlour train: --seeds {args.seeds!r} is not valid: expected distinct seeds, e.g. 0,1,2", file=sys.stderr
+        )
+        return 2
+    jobs = []
+    try:
+        for k in seeds:
+            cfg = load_config(config, [*overrides, f"seed={k}"])
+            run = Path(args.out) / f"seed{k}" if args.out else _fresh_default_run(config, cfg.game.name, k)
+            jobs.append((cfg, run, f"{command}  # seed {k}", args.overwrite))
+    except ConfigError as exc:
+        print(f"parlour train: {exc}", file=sys.stderr)
+        return 2
+    cpus = 1 + (jobs[0][0].rllib.num_env_runners if jobs[0][0].trainer == "rllib" else 0)
+    print(
+        f"training seeds {seeds} as Ray tasks ({cpus} CPU each): " + ", ".join(str(j[1]) for j in jobs), file=sys.stderr
+    )
+    try:
+        results = run_remote(train_job, jobs, address=args.ray_address, cpus=cpus)
+    except Exception as exc:  # noqa: BLE001 - a failed seed (a RayTaskError wraps its error) ends the sweep
+        print(f"parlour train: a seed failed: {exc}", file=sys.stderr)
+        return 1
+    for (cfg, run, _, _), metrics in zip(jobs, results, strict=True):
+        final = metrics.get("final_eval") or {}
+        rate = final.get("ppo", {}).get("win_rate")
+        print(f"seed {cfg.seed}: {run}, {metrics['timesteps']} steps in {metrics['train_wall_seconds']:.0f} s"
+              + (f", final win rate {rate:.3f}" if rate is not None else ""))  # fmt: skip
+    return 0
+
+
 def _options(items: Sequence[str] | None) -> dict[str, Any] | None:
     """``--option key=value`` items as keywords (values read as YAML scalars); None after printing an error."""
     import yaml
@@ -225,6 +276,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             env_kwargs=options,
             progress=not args.no_progress,
             records=Path(args.records) if args.records else None,
+            workers=args.workers,
+            ray_address=args.ray_address,
         )
     except (ValueError, ImportError) as exc:
         print(f"parlour evaluate: {exc}", file=sys.stderr)
@@ -256,12 +309,29 @@ def _cmd_baselines(args: argparse.Namespace) -> int:
         return 0
     try:
         regenerate(
-            args.envs or None, train_models=not args.skip_training, progress=not args.no_progress, jobs=args.jobs
+            args.envs or None,
+            train_models=not args.skip_training,
+            progress=not args.no_progress,
+            jobs=args.jobs,
+            workers=args.workers,
+            ray_address=args.ray_address,
         )
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, ImportError) as exc:
         print(f"parlour baselines: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _scale_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=_at_least(1),
+        default=1,
+        help="Ray workers to share the games (default 1: this process, no Ray); the same results either way",
+    )
+    parser.add_argument(
+        "--ray-address", default="", help="Ray cluster to join (e.g. auto); default: a local Ray in this process"
+    )
 
 
 def _trust_flag(parser: argparse.ArgumentParser) -> None:
@@ -284,6 +354,8 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
             compare=args.compare,
             trust_pickle=args.trust_pickle,
             progress=not args.no_progress,
+            workers=args.workers,
+            ray_address=args.ray_address,
         )
     except (BenchmarkError, ValueError, ImportError, FileNotFoundError) as exc:
         print(f"parlour benchmark: {exc}", file=sys.stderr)
@@ -436,6 +508,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue a run from its latest checkpoint with the config it was started with",
     )
     t.add_argument("--overwrite", action="store_true", help="delete the run in --out and start it afresh")
+    t.add_argument(
+        "--seeds",
+        default=None,
+        help="comma-separated seeds: one run each, in parallel as Ray tasks (run folders OUT/seedK, or the defaults)",
+    )
+    t.add_argument(
+        "--ray-address",
+        default="",
+        help="Ray cluster to join for --seeds and trainer: rllib (sets rllib.ray_address); default: a local Ray",
+    )
     t.add_argument("--no-progress", action="store_true", help="no progress bars")
     t.set_defaults(func=_cmd_train)
 
@@ -463,6 +545,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
     _trust_flag(e)
+    _scale_flags(e)
     e.set_defaults(func=_cmd_evaluate)
 
     bl = sub.add_parser(
@@ -478,6 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=_at_least(1), default=2, help="training seeds run at a time, one process each (default 2)"
     )
     bl.add_argument("--no-progress", action="store_true", help="no progress bars")
+    _scale_flags(bl)
     bl.set_defaults(func=_cmd_baselines)
 
     bm = sub.add_parser(
@@ -492,6 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument("--compare", default=None, help="another benchmark.json to print beside (same scenario set only)")
     bm.add_argument("--no-progress", action="store_true", help="no progress bar")
     _trust_flag(bm)
+    _scale_flags(bm)
     bm.set_defaults(func=_cmd_benchmark)
 
     ex = sub.add_parser("export", help="convert an SB3 checkpoint zip you trust into a safe policy file")
@@ -518,6 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument("--no-progress", action="store_true", help="no progress bar")
     _trust_flag(m)
+    _scale_flags(m)
     m.set_defaults(func=_cmd_match)
 
     p = sub.add_parser("play", help="take a seat yourself against bots or trained policies, in the terminal")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -85,33 +86,65 @@ def play_matchup(
     env_kwargs: dict[str, Any] | None = None,
     progress: Any = None,
     records: Path | None = None,
+    workers: int = 1,
+    ray_address: str = "",
 ) -> Matchup:
     """``policy`` in each seat in turn, ``opponent`` in all the others, on ``games`` deals of the seed set.
 
-    ``records``: a folder to save every game's record in (``<policy>_vs_<opponent>/deal0000_seat0.json``, ...)."""
+    ``records``: a folder to save every game's record in (``<policy>_vs_<opponent>/deal0000_seat0.json``, ...).
+    ``workers > 1`` plays the deals in shards on Ray workers (:mod:`parlour.training.distributed`): the same games,
+    the same result."""
     env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
     table = table_of(env)
     for p in (policy, opponent):
         p.check_table(table)  # a policy trained for another table is refused before the first step
+    deals = eval_deals(seed_set, games)
+    play = partial(
+        _play_deals, env_name, policy, opponent, num_players, seed_set, deals, env_kwargs, records,
+        progress if workers == 1 else None,
+    )  # fmt: skip
+    from parlour.training.distributed import map_shards
+
     result = Matchup(policy.name, opponent.name)
+    for d, seat, winners, reward in map_shards(
+        play, list(range(len(deals))), workers, address=ray_address, progress=progress, per_item=num_players
+    ):
+        result.wins.append(seat in winners)
+        result.table.append([s in winners for s in range(num_players)])
+        result.rewards.append(reward)
+        result.seats.append(seat)
+        result.deals.append(d)
+    return result
+
+
+def _play_deals(
+    env_name: str,
+    policy: Policy,
+    opponent: Policy,
+    num_players: int,
+    seed_set: str,
+    deals: list[int],
+    env_kwargs: dict[str, Any] | None,
+    records: Path | None,
+    progress: Any,
+    indices: Sequence[int],
+) -> list[tuple[int, int, set[int], float]]:
+    """Deals ``indices`` of the set, each once per seat: ``(deal index, seat, winners, the seat's reward)``."""
+    env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
     base = EVAL_SEED_SETS[seed_set]
-    for d, deal in enumerate(eval_deals(seed_set, games)):
+    out = []
+    for d in indices:
         for seat in range(num_players):
             seats = [policy if s == seat else opponent for s in range(num_players)]
-            rng = np.random.default_rng([base, d, seat])
-            out = play_game(env, seats, deal, rng)
+            rng = np.random.default_rng([base, d, seat])  # each game's draws depend on its deal and seat alone
+            result = play_game(env, seats, deals[d], rng)
             if records is not None:
                 folder = records / f"{file_safe(policy.name)}_vs_{file_safe(opponent.name)}"
                 save_record(env, folder / f"deal{d:04d}_seat{seat}.json", [p.name for p in seats])
-            winners = set(out["outcome"].get("winners", []))
-            result.wins.append(seat in winners)
-            result.table.append([s in winners for s in range(num_players)])
-            result.rewards.append(out["rewards"][seat])
-            result.seats.append(seat)
-            result.deals.append(d)
+            out.append((d, seat, set(result["outcome"].get("winners", [])), float(result["rewards"][seat])))
             if progress is not None:
                 progress.update(1)
-    return result
+    return out
 
 
 def rate(matchups: Sequence[Matchup]) -> dict[str, dict[str, float]]:
@@ -161,9 +194,12 @@ def run_evaluation(
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = False,
     records: Path | None = None,
+    workers: int = 1,
+    ray_address: str = "",
 ) -> dict[str, Any]:
     """Every policy against every opponent (default: the policies themselves, a cross-play matrix);
-    ``records``: a folder to save every game's record in (see :func:`play_matchup`)."""
+    ``records``: a folder to save every game's record in; ``workers``: Ray workers to shard each matchup's deals
+    over (see :func:`play_matchup`)."""
     opponents = list(policies) if opponents is None else list(opponents)
     pairs = [(p, o) for p in policies for o in opponents]
     bar = None
@@ -182,6 +218,8 @@ def run_evaluation(
             env_kwargs=env_kwargs,
             progress=bar,
             records=records,
+            workers=workers,
+            ray_address=ray_address,
         )
         for p, o in pairs
     ]

@@ -27,6 +27,7 @@ from typing import Any
 from parlour.baselines.policy_file import check_compatible, mlp_network, save_policy
 from parlour.envs import make as make_env
 from parlour.training.config import SELF_PLAY, TrainConfig
+from parlour.training.distributed import start_ray
 from parlour.training.policies import checkpoint_meta, training_record
 
 #: The checkpoint folder of an RLlib run, and the file in it that says what it was trained for.
@@ -87,18 +88,6 @@ def algorithm_config(cfg: TrainConfig) -> Any:
         .debugging(seed=cfg.seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=100)
     )
-
-
-def start_ray(address: str = "") -> None:
-    """Join the cluster at ``address``, or start a local Ray in this process (once)."""
-    import ray
-
-    if ray.is_initialized():
-        return
-    if address:
-        ray.init(address=address, log_to_driver=False)
-    else:
-        ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
 
 
 def checkpoint_steps(run: Path) -> int | None:

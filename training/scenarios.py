@@ -79,7 +79,13 @@ def resolve_opponents(sc: Scenario) -> list[Policy]:
 
 
 def benchmark_report(
-    policies: Sequence[Policy], sc: Scenario, version: str, *, progress: bool = False
+    policies: Sequence[Policy],
+    sc: Scenario,
+    version: str,
+    *,
+    progress: bool = False,
+    workers: int = 1,
+    ray_address: str = "",
 ) -> dict[str, Any]:
     """Every policy against every opponent of the scenario (:func:`~parlour.training.evaluate.run_evaluation`),
     labelled with its scenario set."""
@@ -94,6 +100,8 @@ def benchmark_report(
         seed_set=sc.deal_set,
         env_kwargs=sc.options,
         progress=progress,
+        workers=workers,
+        ray_address=ray_address,
     )
     report["scenario_set"] = version
     return report

@@ -455,6 +455,11 @@ def train(
         raise
 
 
+def train_job(cfg: TrainConfig, run: Path, command: str, overwrite: bool) -> dict:
+    """One run of a seed sweep (a Ray task): :func:`train` without progress bars; returns its metrics."""
+    return train(cfg, run, command=command, progress=False, overwrite=overwrite)
+
+
 def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval: bool) -> dict:
     if cfg.trainer == "rllib":
         from parlour.training.rllib_train import train_rllib
