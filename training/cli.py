@@ -52,11 +52,26 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         try:
             require_train_extra("parlour bench --train")
             threads = [int(t) for t in args.threads.split(",")]
-            rows = run_train_bench(args.train, args.steps, threads, args.beside, args.max_seconds, args.repeats)
+            trainers = args.trainers.split(",") if args.trainers else [None]
+            rows = run_train_bench(
+                args.train, args.steps, threads, args.beside, args.max_seconds, args.repeats, trainers
+            )
         except (ImportError, RuntimeError, ValueError) as exc:
             print(f"parlour bench: {exc}", file=sys.stderr)
             return 2
         print(format_train_bench(rows))
+        return 0
+    if args.eval_workers:
+        from parlour.training.scenarios import LATEST, SCENARIO_SETS
+        from parlour.training.shared_bench import format_eval_bench, run_eval_bench
+
+        try:
+            workers = [int(w) for w in args.eval_workers.split(",")]
+            for env_name in _chosen_envs(args) or sorted(SCENARIO_SETS[LATEST]):
+                print(format_eval_bench(env_name, run_eval_bench(env_name, workers, args.games, args.ray_address)))
+        except (ImportError, ValueError) as exc:
+            print(f"parlour bench: {exc}", file=sys.stderr)
+            return 2
         return 0
     from parlour.training.bench import format_bench, run_bench
 
@@ -639,6 +654,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--steps", type=_at_least(1), default=50_000, help="with --train: steps per run (default 50000)")
     b.add_argument("--threads", default="1,2", help="with --train: learner thread counts (default 1,2)")
+    b.add_argument("--trainers", default=None, help="with --train: compare trainers on the same config, e.g. sb3,rllib")
+    b.add_argument(
+        "--eval-workers",
+        default=None,
+        metavar="N,M",
+        help="instead: evaluation games/s of each env's benchmark scenario with N, M… Ray workers",
+    )
+    b.add_argument("--games", type=_at_least(1), default=20, help="with --eval-workers: deals per matchup (default 20)")
+    b.add_argument("--ray-address", default="", help="with --eval-workers: Ray cluster to join (default: local)")
     b.add_argument("--beside", type=_at_least(1), default=1, help="with --train: busy processes beside (default 1)")
     b.add_argument("--repeats", type=_at_least(1), default=1, help="with --train: interleaved repeats (default 1)")
     b.add_argument(

@@ -29,8 +29,11 @@ def _parlour() -> list[str]:
     return [sys.executable, "-m", "parlour.training.cli"]
 
 
-def train_rate(config: str, steps: int, threads: int, beside: int, max_seconds: float) -> dict[str, Any]:
-    """Train ``config`` for ``steps`` with ``threads`` learner threads beside ``beside`` busy processes."""
+def train_rate(
+    config: str, steps: int, threads: int, beside: int, max_seconds: float, trainer: str | None = None
+) -> dict[str, Any]:
+    """Train ``config`` for ``steps`` with ``threads`` learner threads beside ``beside`` busy processes (with
+    ``trainer``: that trainer instead of the config's, the same config otherwise)."""
     busy = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(beside)]
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -45,6 +48,7 @@ def train_rate(config: str, steps: int, threads: int, beside: int, max_seconds: 
                 f"train.checkpoint_every={steps}",
                 "eval.games=1",
                 "eval.reference=[]",
+                *([f"trainer={trainer}"] if trainer else []),
                 "--out",
                 str(run),
                 "--no-progress",
@@ -68,6 +72,7 @@ def train_rate(config: str, steps: int, threads: int, beside: int, max_seconds: 
     done = int(metrics["timesteps"])
     seconds = float(metrics["train_wall_seconds"])
     return {
+        "trainer": trainer or "config",
         "threads": threads,
         "beside": beside,
         "timesteps": done,
@@ -79,34 +84,84 @@ def train_rate(config: str, steps: int, threads: int, beside: int, max_seconds: 
 
 
 def run_train_bench(
-    config: str, steps: int, threads: Sequence[int], beside: int, max_seconds: float, repeats: int = 1
+    config: str,
+    steps: int,
+    threads: Sequence[int],
+    beside: int,
+    max_seconds: float,
+    repeats: int = 1,
+    trainers: Sequence[str | None] = (None,),
 ) -> list[dict[str, Any]]:
     rows = []
     for _ in range(repeats):
-        for t in threads:
-            for b in (0, beside):  # interleaved: alone, then shared, for each thread count
-                rows.append(train_rate(config, steps, t, b, max_seconds))
+        for trainer in trainers:
+            for t in threads:
+                for b in dict.fromkeys((0, beside)):  # interleaved: alone, then shared, for each thread count
+                    rows.append(train_rate(config, steps, t, b, max_seconds, trainer))
     return rows
 
 
 def format_train_bench(rows: Sequence[dict[str, Any]], cpus: int | None = None) -> str:
     cpus = cpus or os.cpu_count() or 1
-    alone: dict[int, list[float]] = {}
+    alone: dict[tuple[str, int], list[float]] = {}
     for r in rows:
         if r["beside"] == 0:
-            alone.setdefault(r["threads"], []).append(r["steps_per_s"])
+            alone.setdefault((r.get("trainer", "config"), r["threads"]), []).append(r["steps_per_s"])
     lines = [
         f"Training steps per second on {cpus} CPUs (the final evaluation not timed):",
         "",
-        "| learner threads | busy processes beside | steps | train seconds | steps/s | × alone |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| trainer | learner threads | busy processes beside | steps | train seconds | steps/s | × alone |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        base = alone.get(r["threads"])
+        base = alone.get((r.get("trainer", "config"), r["threads"]))
         ratio = r["steps_per_s"] / (sum(base) / len(base)) if base and r["beside"] else 1.0
         note = "" if r["finished"] else " (stopped)"
         lines.append(
-            f"| {r['threads']} | {r['beside']} | {r['timesteps']:,}{note} | {r['train_seconds']:.0f} | "
-            f"{r['steps_per_s']:,.0f} | {ratio:.2f} |"
+            f"| {r.get('trainer', 'config')} | {r['threads']} | {r['beside']} | {r['timesteps']:,}{note} | "
+            f"{r['train_seconds']:.0f} | {r['steps_per_s']:,.0f} | {ratio:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def run_eval_bench(env_name: str, workers: Sequence[int], games: int, address: str = "") -> list[dict[str, Any]]:
+    """Evaluation games per second of the game's benchmark scenario (every bot of its ladder against each opponent
+    table) played by each number of Ray workers; Ray's start and its workers' first start are not timed."""
+    from parlour.baselines import make
+    from parlour.training.distributed import map_shards, start_ray
+    from parlour.training.evaluate import run_evaluation
+    from parlour.training.scenarios import resolve_opponents, scenario
+
+    sc = scenario(env_name, "v1")
+    policies = [make(name, env_name) for name in sc.opponents]
+    opponents = resolve_opponents(sc)
+    rows = []
+    for w in workers:
+        if w > 1:
+            start_ray(address)
+            map_shards(lambda xs: list(xs), list(range(w)), w, address=address)  # the workers are up
+        start = time.perf_counter()
+        report = run_evaluation(
+            env_name, policies, opponents, num_players=sc.num_players, games=games, seed_set=sc.deal_set,
+            env_kwargs=sc.options, workers=w, ray_address=address,
+        )  # fmt: skip
+        seconds = time.perf_counter() - start
+        played = sum(m["games"] for m in report["matchups"])
+        rows.append({"workers": w, "games": played, "seconds": seconds, "games_per_s": played / seconds})
+    return rows
+
+
+def format_eval_bench(env_name: str, rows: Sequence[dict[str, Any]]) -> str:
+    base = rows[0]["games_per_s"] if rows else 1.0
+    lines = [
+        f"{env_name}: evaluation games per second (the benchmark scenario's bots against each other), by Ray workers:",
+        "",
+        "| workers | games | seconds | games/s | × first row |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['workers']} | {r['games']:,} | {r['seconds']:.1f} | {r['games_per_s']:,.1f} | "
+            f"{r['games_per_s'] / base:.2f} |"
         )
     return "\n".join(lines)
