@@ -221,3 +221,47 @@ def load(env_id: str, **params: Any) -> ParlourGame:
 
 
 register()
+
+
+class ISMCTSPolicy:
+    """OpenSpiel's (Python) information-set MCTS as a Parlour policy: ``act_with_env`` searches from the env's
+    position, redrawing the hidden cards only through ``resample_from_infostate`` (the env's ``resample_hidden``), with
+    random playouts. Use it like the ``search`` bot (it needs the env, so it plays through ``act_with_env``)."""
+
+    needs_env = True
+    games = None
+
+    def __init__(self, simulations: int = 100, uct_c: float = 2.0, name: str | None = None) -> None:
+        self.simulations = simulations
+        self.uct_c = uct_c
+        self.name = name or f"ismcts{simulations}"
+        self._games: dict[tuple[str, str], ParlourGame] = {}
+
+    def check_table(self, table: dict[str, Any]) -> None:
+        """Any env and table (it plays from the env it is given)."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        raise TypeError("ISMCTS searches from the env: call act_with_env(env, agent, rng)")
+
+    def act_with_env(self, env: ParlourEnv[Any], agent: str, rng: np.random.Generator) -> int:
+        from open_spiel.python.algorithms import ismcts, mcts
+
+        base = env.unwrapped
+        legal = np.flatnonzero(base.observe(agent)["action_mask"])
+        if len(legal) == 1:
+            return int(legal[0])
+        key = (base.metadata["name"], json.dumps(base.make_kwargs, sort_keys=True, default=str))
+        if key not in self._games:
+            options = {k: v for k, v in base.make_kwargs.items() if k != "num_players"}
+            self._games[key] = load(key[0], players=base.num_players, options=options)
+        game = self._games[key]
+        state = ParlourState(game, base.clone())
+        seeds = np.random.RandomState(int(rng.integers(2**31 - 1)))
+        bot = ismcts.ISMCTSBot(
+            game=game,
+            uct_c=self.uct_c,
+            max_simulations=self.simulations,
+            evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=seeds),
+            random_state=seeds,
+        )
+        return int(bot.step(state))
