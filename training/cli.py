@@ -663,7 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--games", type=_at_least(1), default=20, help="with --eval-workers: deals per matchup (default 20)")
     b.add_argument("--ray-address", default="", help="with --eval-workers: Ray cluster to join (default: local)")
-    b.add_argument("--beside", type=_at_least(1), default=1, help="with --train: busy processes beside (default 1)")
+    b.add_argument("--beside", type=_at_least(0), default=1, help="with --train: busy processes beside (default 1)")
     b.add_argument("--repeats", type=_at_least(1), default=1, help="with --train: interleaved repeats (default 1)")
     b.add_argument(
         "--max-seconds", type=float, default=600.0, help="with --train: stop a run after this long (default 600)"
