@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from parlour.baselines.base import Policy
 from parlour.envs import ENVIRONMENTS, make
 from parlour.envs.core import ParlourEnv
 
@@ -223,22 +224,21 @@ def load(env_id: str, **params: Any) -> ParlourGame:
 register()
 
 
-class ISMCTSPolicy:
+class ISMCTSPolicy(Policy):
     """OpenSpiel's (Python) information-set MCTS as a Parlour policy: ``act_with_env`` searches from the env's
     position, redrawing the hidden cards only through ``resample_from_infostate`` (the env's ``resample_hidden``), with
-    random playouts. Use it like the ``search`` bot (it needs the env, so it plays through ``act_with_env``)."""
+    random playouts. Use it like the ``search`` bot (it needs the env, so it plays through ``act_with_env``); on the
+    command line: ``--policies parlour.envs.interop.openspiel:ISMCTSPolicy``."""
 
+    name = "ismcts"
     needs_env = True
-    games = None
 
-    def __init__(self, simulations: int = 100, uct_c: float = 2.0, name: str | None = None) -> None:
+    def __init__(self, simulations: int = 100, uct_c: float = 2.0) -> None:
+        if simulations < 1:
+            raise ValueError(f"ismcts: simulations={simulations} must be at least 1")
         self.simulations = simulations
         self.uct_c = uct_c
-        self.name = name or f"ismcts{simulations}"
         self._games: dict[tuple[str, str], ParlourGame] = {}
-
-    def check_table(self, table: dict[str, Any]) -> None:
-        """Any env and table (it plays from the env it is given)."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         raise TypeError("ISMCTS searches from the env: call act_with_env(env, agent, rng)")
