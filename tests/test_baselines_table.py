@@ -111,3 +111,20 @@ def test_benchmark_reproduces_a_bots_published_row(capsys: pytest.CaptureFixture
     assert "results are comparable only on the same set" in capsys.readouterr().err
     assert main(["benchmark", "goes_to_eleven_v0", "random", "--scenarios", "v9"]) == 2
     assert "unknown scenario set 'v9'; available: ['v1']" in capsys.readouterr().err
+
+
+def test_every_committed_seed_is_current_for_its_spec_even_with_keys_added_to_the_schema_since() -> None:
+    # Their stored configs predate keys such as `trainer` and `rllib`: a key a file lacks counts as its default, so
+    # `parlour baselines` keeps them instead of retraining hours of seeds; a real change still makes them stale.
+    from parlour.training.baselines_table import CHECKPOINTS, specs
+
+    root = Path(__file__).resolve().parents[1]
+    checked = 0
+    for env_name, (_, spec) in specs(root).items():
+        for k in spec.seeds:
+            path = seed_path(env_name, k, CHECKPOINTS)
+            if path.is_file():
+                assert is_current(path, load_config(root / spec.config, [f"seed={k}"])), (env_name, k)
+                assert not is_current(path, load_config(root / spec.config, [f"seed={k}", "trainer=rllib"]))
+                checked += 1
+    assert checked >= 4

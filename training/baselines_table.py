@@ -38,7 +38,12 @@ CHECKPOINTS = CHECKPOINT_DIR
 FIGURES = CHECKPOINT_DIR.parent / "figures"
 #: Config keys that do not change the trained weights (when and how often a run evaluates or checkpoints itself,
 #: whether it may load pickles): a seed trained under other values of these is still current.
-NOT_TRAINING = {"eval": None, "trust_pickle": None, "train": ("eval_every", "checkpoint_every")}
+NOT_TRAINING = {
+    "eval": None,
+    "trust_pickle": None,
+    "train": ("eval_every", "checkpoint_every"),
+    "rllib": ("ray_address",),
+}
 
 
 @dataclass
@@ -99,12 +104,28 @@ def config_record(cfg: Any) -> dict[str, Any]:
     return record
 
 
+def with_defaults(config: dict[str, Any]) -> dict[str, Any] | None:
+    """A stored resolved config with the schema's defaults for keys it lacks (a key added to the schema after the
+    file was written, e.g. ``trainer``, held its default then); ``None`` if it no longer fits the schema."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from parlour.training.config import TrainConfig
+
+    try:
+        merged = OmegaConf.merge(OmegaConf.structured(TrainConfig), config)
+        return config_record(OmegaConf.to_object(merged))
+    except OmegaConfBaseException:
+        return None
+
+
 def is_current(path: Path, cfg: Any) -> bool:
-    """Whether the policy file at ``path`` was trained from ``cfg`` (up to :data:`NOT_TRAINING`)."""
+    """Whether the policy file at ``path`` was trained from ``cfg`` (up to :data:`NOT_TRAINING`; keys the file's
+    config lacks count as their defaults)."""
     if not path.is_file():
         return False
-    trained = read_spec(path).get("training", {}).get("config", {})
-    return training_part(trained) == training_part(config_record(cfg))
+    trained = with_defaults(read_spec(path).get("training", {}).get("config", {}))
+    return trained is not None and training_part(trained) == training_part(config_record(cfg))
 
 
 def _train_seed(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
