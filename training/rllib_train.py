@@ -5,7 +5,8 @@ PPO update is ``ppo.n_steps × train.n_envs`` steps, minibatches of ``ppo.batch_
 same ``net_arch`` and activation with separate policy and value networks), ``train`` (budget, checkpoints, periodic
 evaluations, threads) and ``eval``; plus ``rllib`` (``ray_address``, ``num_env_runners``). Opponents play inside the
 env (``parlour.envs.interop.rllib.RLlibEnv``); ``self`` in the pool is the learning policy itself, so
-``opponents: [self]`` is parameter-shared self-play.
+``opponents: [self]`` is parameter-shared self-play. ``self_play``, ``train.vec_env`` and ``train.device`` are the SB3
+trainer's and are not used (RLlib samples with its env runners and learns on the CPU here).
 
 The run folder matches the SB3 trainer's: ``checkpoints/latest/`` (an RLlib checkpoint, written beside and renamed
 over the last one, with ``parlour.json``: the table it was trained for and its step), ``evaluations.jsonl``,
