@@ -37,7 +37,8 @@ def test_rllibs_own_env_precheck_passes(name: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "opponents"), [("goes_to_eleven_v0", ["self"]), ("lady_alice_v1", ["self", "random"]),
-                                                 ("elevenses_v0", ["elevenses_heuristic"])])  # fmt: skip
+                                                 ("elevenses_v0", ["elevenses_heuristic"]),
+                                                 ("six_suspects_v0", ["search", "self"])])  # fmt: skip
 def test_learning_seats_get_every_reward_they_earn_and_only_they_observe(name: str, opponents: list[str]) -> None:
     env = rl.RLlibEnv(
         {"env": name, "opponents": opponents, "options": {"reward": "margin"} if "eleven_v" in name else {}}

@@ -153,8 +153,12 @@ class RLlibEnv(MultiAgentEnv):
             if policy == SELF:
                 self.acting = env.agent_selection
                 return earned
-            obs = env.observe(env.agent_selection)
-            env.step(int(policy.act(obs["observation"], obs["action_mask"], self._rng)))
+            if policy.needs_env:  # e.g. the search bot, which redraws worlds through the env
+                action = policy.act_with_env(env, env.agent_selection, self._rng)
+            else:
+                obs = env.observe(env.agent_selection)
+                action = policy.act(obs["observation"], obs["action_mask"], self._rng)
+            env.step(int(action))
             for a, r in self._collect().items():
                 earned[a] = earned.get(a, 0.0) + r
         return earned
