@@ -86,6 +86,7 @@ def test_openspiel_ismcts_plays_complete_games(name: str) -> None:
 
 def test_rl_environment_runs_an_openspiel_dqn_learner() -> None:
     torch = pytest.importorskip("torch")
+    pytest.importorskip("tree")  # dm-tree, which OpenSpiel's PyTorch learners import (the openspiel extra has it)
     from open_spiel.python import rl_environment
     from open_spiel.python.pytorch import dqn
 
