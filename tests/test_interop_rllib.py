@@ -151,3 +151,47 @@ def test_parlour_train_with_rllib_trains_checkpoints_resumes_and_evaluates(ray_l
     second = train(more, run, resume=True, command="test --resume", progress=False)
     assert second["timesteps"] >= 1800 and second["session_steps"] == second["timesteps"] - first["timesteps"]
     assert sorted(p.name for p in (run / "logs").iterdir()) == ["session_0", "session_1"]
+
+
+def test_sigterm_stops_an_rllib_run_with_a_checkpoint_that_resume_continues(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from parlour.training.train import checkpoint_step
+
+    run = tmp_path / "run"
+    parlour = Path(sys.executable).parent / "parlour"
+    tiny = ["train.total_timesteps=1000000", "train.n_envs=2", "ppo.n_steps=200", "ppo.batch_size=200",
+            "ppo.n_epochs=1", "train.checkpoint_every=1000000", "train.eval_every=0", "eval.games=1",
+            "ppo.net_arch=[8]"]  # fmt: skip
+    cmd = [
+        str(parlour),
+        "train",
+        str(ROOT / "configs/six_suspects/rllib.yaml"),
+        *tiny,
+        "--out",
+        str(run),
+        "--no-progress",
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    progress = run / "logs" / "session_0" / "progress.csv"
+    deadline = time.monotonic() + 300
+    while not (progress.is_file() and len(progress.read_text().splitlines()) > 2) and proc.poll() is None:
+        assert time.monotonic() < deadline, "the run never finished an iteration"
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("parlour train: stopped by SIGTERM at step ") and last.endswith(f"--resume --out {run}")
+    step = checkpoint_step(run)
+    assert step is not None and step >= 400  # the checkpoint was written at the step the run reached
+    done = subprocess.run(
+        [str(parlour), "train", "--resume", "--out", str(run), f"train.total_timesteps={step + 400}", "--no-progress"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert checkpoint_step(run) >= step + 400 and (run / "policy.json").is_file()

@@ -167,8 +167,10 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
             while steps < budget.total_timesteps and stop.signum is None:
                 result = algo.train()
                 runners = result.get("env_runners", {})
-                new = int(runners.get("num_env_steps_sampled_lifetime", steps))
-                steps = max(new, steps + 1) if new <= steps else new
+                new = int(runners.get("num_env_steps_sampled_lifetime", 0))
+                if new <= steps:  # a restored run continues RLlib's own count; a count that stalls would loop
+                    raise RuntimeError(f"RLlib reported {new} steps sampled in all after {steps}: no progress")
+                steps = new
                 returns = runners.get("agent_episode_returns_mean") or {}
                 mean = sum(returns.values()) / len(returns) if returns else float("nan")
                 log.writerow([steps, mean, round(time.perf_counter() - start, 1)])
