@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.features import Features
 from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.lady_alice import rules as R
 from parlour.envs.lady_alice.env import observation_layout
@@ -231,6 +232,24 @@ class LadyAliceExpert(Policy):
         return _best(scores, mask, rng)
 
 
+def belief_features(observation: np.ndarray) -> np.ndarray:
+    """The exact posterior a seat's observation allows (the expert's inference, as numbers a network can take):
+    each clue's probability of being in the solution (32), each category's probability of being the hidden one
+    (4; non-zero only with 3 players), whether every consistent solution agrees on a winning accusation (1), and
+    the share of all solutions still consistent, on a log scale (1)."""
+    view = decode(observation)
+    member, prob = solution_probabilities(view)
+    if len(member) == 0:  # cannot happen in a real game (the true solution stays consistent); keep it finite
+        return np.zeros(BELIEF_SIZE, np.float32)
+    absent = np.array([1.0 - member[:, k * P : (k + 1) * P].any(axis=1).mean() for k in range(K)])
+    certain = float(LadyAliceExpert().accusation(view, member) is not None)
+    share = np.log(len(member)) / np.log(len(R.membership(view.n)))
+    return np.concatenate([prob, absent, [certain, share]]).astype(np.float32)
+
+
+BELIEF_SIZE = C + K + 2
+
+
 #: In the search bot's playouts: pass this often on a Deductions turn (else put a random counter down).
 PLAYOUT_PASS = 0.8
 
@@ -264,6 +283,17 @@ ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
 ROLLOUT_HORIZON: Horizon | None = Horizon(
     steps=12, finish=finish
 )  # playouts stop about a round later and are scored as at the turn cap
+#: Observation feature sets a trained policy may take beside its observation (``parlour.baselines.features``).
+FEATURES: tuple[Features, ...] = (
+    Features(
+        "lady_alice_belief",
+        GAMES,
+        BELIEF_SIZE,
+        belief_features,
+        "the exact posterior over solutions the observation allows: clue and hidden-category probabilities, "
+        "whether an accusation is certain, the log share of solutions left",
+    ),
+)
 #: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
 #: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
 BENCHMARK: dict[str, dict[str, Any]] = {

@@ -11,7 +11,9 @@ key                       meaning
 ``num_players``           the player count it was trained at
 ``options``               every keyword of the env it was trained on (rule keywords and the reward alike)
 ``observation_size``      length of the observation vector; ``num_actions`` the size of the action space
-``network``               ``kind`` (``mlp_actor_critic``), ``pi`` and ``vf`` layer widths, ``activation``
+``network``               ``kind`` (``mlp_actor_critic``), ``pi`` and ``vf`` layer widths, ``activation``;
+                          ``features``: names of observation feature sets appended to the observation before
+                          the network (:mod:`parlour.baselines.features`; looked up in the package by name)
 ``training``              algorithm, seed, timesteps, the resolved training config, periodic evaluations
 ``package_version``       the Parlour version that wrote it
 ``weights``               the weights file's name, its SHA-256 and every tensor's shape
@@ -31,12 +33,14 @@ import hashlib
 import json
 import os
 from abc import abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from parlour.baselines.base import Policy
+from parlour.baselines.features import Features, lookup, size, with_features
 
 FORMAT = "parlour-policy"
 FORMAT_VERSION = 1
@@ -130,19 +134,36 @@ def check_compatible(spec: dict[str, Any], table: dict[str, Any], label: str) ->
 
 
 # ----------------------------------------------------------------------------------------- the network
-def mlp_network(pi: list[int], vf: list[int], activation: str) -> dict[str, Any]:
+def mlp_network(pi: list[int], vf: list[int], activation: str, features: Sequence[str] = ()) -> dict[str, Any]:
     if activation not in ACTIVATIONS:
         raise PolicyFileError(f"activation {activation!r} is not supported: expected one of {list(ACTIVATIONS)}")
-    return {"kind": MLP_ACTOR_CRITIC, "pi": list(pi), "vf": list(vf), "activation": activation}
+    out: dict[str, Any] = {"kind": MLP_ACTOR_CRITIC, "pi": list(pi), "vf": list(vf), "activation": activation}
+    if features:
+        out["features"] = list(features)
+    return out
 
 
-def expected_shapes(network: dict[str, Any], observation_size: int, num_actions: int) -> dict[str, tuple[int, ...]]:
-    """Every tensor of the network the spec describes, by SB3's ``state_dict`` names."""
+def network_features(spec: dict[str, Any]) -> tuple[Features, ...]:
+    """The feature sets a spec's network takes beside the observation (none for a plain MLP)."""
+    names = spec.get("network", {}).get("features", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise PolicyFileError(f"network.features must be a list of feature set names, got {names!r}")
+    try:
+        return lookup(names, spec["env"])
+    except ValueError as exc:
+        raise PolicyFileError(f"{exc} (this policy file needs a Parlour that provides it)") from None
+
+
+def expected_shapes(
+    network: dict[str, Any], observation_size: int, num_actions: int, input_extra: int = 0
+) -> dict[str, tuple[int, ...]]:
+    """Every tensor of the network the spec describes, by SB3's ``state_dict`` names; ``input_extra`` is the size
+    of the feature sets appended to the observation."""
     if network.get("kind") != MLP_ACTOR_CRITIC:
         raise PolicyFileError(f"network kind {network.get('kind')!r} is not supported: expected {MLP_ACTOR_CRITIC!r}")
     shapes: dict[str, tuple[int, ...]] = {}
     for part, head, out in (("policy_net", "action_net", num_actions), ("value_net", "value_net", 1)):
-        width = observation_size
+        width = observation_size + input_extra
         for i, w in enumerate(network["pi" if part == "policy_net" else "vf"]):
             shapes[f"mlp_extractor.{part}.{2 * i}.weight"] = (w, width)
             shapes[f"mlp_extractor.{part}.{2 * i}.bias"] = (w,)
@@ -192,6 +213,12 @@ class MLPActorCritic:
         return out
 
 
+def spec_shapes(spec: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Every tensor of the network a spec describes (its feature sets widen the input)."""
+    extra = size(network_features(spec))
+    return expected_shapes(spec["network"], spec["observation_size"], spec["num_actions"], extra)
+
+
 # ----------------------------------------------------------------------------------------- files
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
@@ -222,7 +249,7 @@ def save_policy(path: str | Path, tensors: dict[str, np.ndarray], spec: dict[str
     spec_path, weights_path = paths(path)
     spec_path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
-    shapes = expected_shapes(spec["network"], spec["observation_size"], spec["num_actions"])
+    shapes = spec_shapes(spec)
     if {k: v.shape for k, v in arrays.items()} != shapes:
         raise PolicyFileError("save_policy: the tensors do not match the network the spec describes")
     _replace_atomically(weights_path, lambda p: save_file(arrays, str(p)))
@@ -279,7 +306,7 @@ def read_weights(path: str | Path, spec: dict[str, Any]) -> dict[str, np.ndarray
         tensors = load_file(str(weights_path))
     except (SafetensorError, OSError, ValueError) as exc:
         raise PolicyFileError(f"{weights_path} is not a safetensors file: {exc}") from None
-    shapes = expected_shapes(spec["network"], spec["observation_size"], spec["num_actions"])
+    shapes = spec_shapes(spec)
     got = {k: tuple(v.shape) for k, v in tensors.items()}
     if got != shapes:
         wrong = sorted(set(got) ^ set(shapes)) or sorted(k for k in shapes if got[k] != shapes[k])
@@ -328,10 +355,12 @@ class PolicyFile(TrainedPolicy):
             self.check_table(table)
         self.games = (self.spec["env"],)  # type: ignore[misc]
         self.network = MLPActorCritic(self.spec["network"], read_weights(self.path, self.spec))
+        self.features = network_features(self.spec)
         self.deterministic = deterministic
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        logits = np.where(action_mask.astype(bool), self.network.logits(observation), -np.inf)
+        x = with_features(self.features, observation)
+        logits = np.where(action_mask.astype(bool), self.network.logits(x), -np.inf)
         z = np.exp(logits - logits.max())
         out: np.ndarray = z / z.sum()
         return out

@@ -64,6 +64,9 @@ class PPOConfig:
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     #: Hidden-layer activation: ``relu`` or ``tanh`` (SB3's default).
     activation: str = "relu"
+    #: Observation feature sets appended to the network's input (``parlour.baselines.features``): functions of
+    #: the observation alone, so the policy still sees only what its seat knows.
+    features: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -284,6 +287,14 @@ def validate(cfg: TrainConfig) -> None:
             "opponents: 'self' needs at least one other opponent to play before the first snapshot (with "
             "trainer: rllib, opponents: [self] is parameter-shared self-play)"
         )
+    from parlour.baselines.features import lookup
+
+    try:
+        lookup(cfg.ppo.features, cfg.game.name)
+    except ValueError as exc:
+        raise ConfigError(f"ppo.features: {exc}") from None
+    if cfg.ppo.features and cfg.trainer != "sb3":
+        raise ConfigError(f"ppo.features is supported with trainer: sb3 only (this config has trainer: {cfg.trainer})")
     if cfg.rllib.num_env_runners < 0:
         raise ConfigError(
             f"rllib.num_env_runners={cfg.rllib.num_env_runners} is out of range: expected an integer >= 0"

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from parlour.baselines.features import lookup, with_features
 from parlour.baselines.policy_file import (
     PolicyFileError,
     TrainedPolicy,
@@ -52,8 +53,9 @@ def save_checkpoint(model: Any, path: str | Path, meta: dict[str, Any]) -> Path:
     return path
 
 
-def network_of(policy: Any) -> dict[str, Any]:
-    """The policy file's ``network`` entry for an SB3 actor-critic policy (MLP on flattened observations)."""
+def network_of(policy: Any, features: list[str] | None = None) -> dict[str, Any]:
+    """The policy file's ``network`` entry for an SB3 actor-critic policy (MLP on flattened observations, which
+    are the env's observation followed by the feature sets ``features``)."""
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     if not isinstance(policy.features_extractor, FlattenExtractor):
@@ -66,14 +68,15 @@ def network_of(policy: Any) -> dict[str, Any]:
     activation = _ACTIVATION_NAMES.get(policy.activation_fn.__name__)
     if activation is None:
         raise PolicyFileError(f"cannot export activation {policy.activation_fn.__name__}: expected ReLU or Tanh")
-    return mlp_network(pi, vf, activation)
+    return mlp_network(pi, vf, activation, features or [])
 
 
 def export_policy(model: Any, path: str | Path, meta: dict[str, Any], training: dict[str, Any]) -> Path:
     """Write ``model``'s policy (an SB3 ``MaskablePPO``) as a safe policy file; ``meta`` is its table
-    (:func:`checkpoint_meta`), ``training`` what the spec records of its training. Returns the spec's path."""
+    (:func:`checkpoint_meta`; its ``features`` the feature sets the model's input carries), ``training`` what the
+    spec records of its training. Returns the spec's path."""
     tensors = {k: v.detach().cpu().numpy() for k, v in model.policy.state_dict().items()}
-    spec = {**meta, "network": network_of(model.policy), "training": training}
+    spec = {**meta, "network": network_of(model.policy, meta.get("features")), "training": training}
     return save_policy(path, tensors, spec)
 
 
@@ -110,7 +113,10 @@ def export_zip(source: str | Path, target: str | Path) -> Path:
     model = MaskablePPO.load(source, device="cpu")
     table = {k: meta[k] for k in ("env", "env_version", "num_players", "options", "observation_size", "num_actions")}
     return export_policy(
-        model, target, {**table, "package_version": meta.get("package_version")}, training_record(meta)
+        model,
+        target,
+        {**table, "package_version": meta.get("package_version"), "features": meta.get("features", [])},
+        training_record(meta),
     )
 
 
@@ -139,6 +145,7 @@ class PickledCheckpointPolicy(TrainedPolicy):
             self.check_table(table)
         self.table = table
         self.games = (self.spec["env"],)  # type: ignore[misc]
+        self.features = lookup(self.spec.get("features", []), self.spec["env"])
         self.model = MaskablePPO.load(self.path, device="cpu")
         self.deterministic = deterministic
         self._torch = torch
@@ -150,7 +157,7 @@ class PickledCheckpointPolicy(TrainedPolicy):
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         torch = self._torch
         with torch.no_grad():
-            obs = torch.as_tensor(observation[None], dtype=torch.float32)
+            obs = torch.as_tensor(with_features(self.features, observation)[None], dtype=torch.float32)
             dist = self.model.policy.get_distribution(obs, action_masks=action_mask[None].astype(bool))
             probs: np.ndarray = dist.distribution.probs[0].numpy()  # type: ignore[union-attr]
         return probs

@@ -17,6 +17,8 @@ import numpy as np
 from gymnasium import spaces
 
 from parlour.baselines.base import Policy
+from parlour.baselines.features import lookup, with_features
+from parlour.baselines.features import size as feature_size
 from parlour.baselines.policy_file import table_of
 from parlour.envs import make as make_env
 from parlour.envs.core import ParlourEnv
@@ -46,6 +48,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         env_kwargs: dict[str, Any] | None = None,
         learner_seat: int | str = RANDOM_SEAT,
         seed: int | None = None,
+        features: Sequence[str] = (),
     ) -> None:
         super().__init__()
         if not opponents:
@@ -65,7 +68,20 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.set_opponents(opponents)
         space = self.aec.observation_space(self.aec.possible_agents[0])
         assert isinstance(space, spaces.Dict)
-        self.observation_space = space["observation"]
+        # The learner's input: its observation, then the feature sets computed from it (none by default).
+        self.features = lookup(features, env_name)
+        base = space["observation"]
+        assert isinstance(base, spaces.Box)
+        extra = feature_size(self.features)
+        self.observation_space = (
+            spaces.Box(
+                np.concatenate([base.low, np.full(extra, -np.inf, np.float32)]),
+                np.concatenate([base.high, np.full(extra, np.inf, np.float32)]),
+                dtype=np.float32,
+            )
+            if extra
+            else base
+        )
         self.action_space = spaces.Discrete(self.aec.num_actions)
         self._rng = np.random.default_rng(seed)
         self.learner = self.aec.possible_agents[0]
@@ -150,4 +166,4 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _obs(self) -> np.ndarray:
         self._last_obs = self.aec.observe(self.learner)
-        return self._last_obs["observation"]
+        return with_features(self.features, self._last_obs["observation"])

@@ -1,0 +1,153 @@
+"""Observation feature sets: what they compute, how a policy file names them, and what is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from parlour.baselines import make as make_bot
+from parlour.baselines.features import lookup, registry, with_features
+from parlour.baselines.lady_alice import BELIEF_SIZE, belief_features
+from parlour.baselines.policy_file import PolicyFile, PolicyFileError, table_for
+from parlour.envs import make
+from parlour.envs.lady_alice import rules as R
+from parlour.training.config import ConfigError, load_config
+
+LA = "lady_alice_v1"
+
+
+def play_and_collect(
+    num_players: int, seed: int, bot: str = "lady_alice_expert"
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(belief features of the seat to act, that seat's clue membership over the env's own consistent solutions)
+    at every decision of one game."""
+    env = make(LA, num_players=num_players)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    policy = make_bot(bot, LA)
+    out = []
+    while not env.game_over:
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        solutions = env.consistent_solutions(agent)  # computed from the state: what the seat may know, exactly
+        member = np.zeros((len(solutions), R.NUM_CLUES), bool)
+        member[np.arange(len(solutions))[:, None], solutions] = True
+        out.append((belief_features(obs["observation"]), member))
+        env.step(policy.act(obs["observation"], obs["action_mask"], rng))
+    return out
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_belief_features_are_the_posterior_the_env_computes_from_the_state(num_players: int) -> None:
+    for features, member in play_and_collect(num_players, seed=num_players):
+        assert features.shape == (BELIEF_SIZE,)
+        np.testing.assert_allclose(features[: R.NUM_CLUES], member.mean(axis=0), atol=1e-6)
+        share = np.log(len(member)) / np.log(len(R.membership(num_players)))
+        assert features[-1] == pytest.approx(share, abs=1e-6)
+        absent = features[R.NUM_CLUES : R.NUM_CLUES + R.NUM_CATEGORIES]
+        if num_players != 3:
+            assert not absent.any()  # every category is in every solution
+        else:
+            assert absent.sum() == pytest.approx(1.0, abs=1e-6)  # exactly one category is hidden
+
+
+def test_the_certainty_flag_is_set_exactly_when_one_accusation_remains() -> None:
+    seen = set()
+    for features, member in play_and_collect(4, seed=11):
+        sure = all(member[:, k * R.PER_CATEGORY : (k + 1) * R.PER_CATEGORY].all(axis=0).any() for k in range(4))
+        assert features[R.NUM_CLUES + R.NUM_CATEGORIES] == float(sure)
+        seen.add(sure)
+    assert seen == {False, True}  # the expert's game reaches certainty: both cases are checked
+
+
+def test_unknown_or_foreign_feature_sets_are_refused_with_the_allowed_names() -> None:
+    assert "lady_alice_belief" in registry()
+    with pytest.raises(
+        ValueError, match=r"unknown feature set 'nope' for lady_alice_v1: expected one of \['lady_alice_belief'\]"
+    ):
+        lookup(["nope"], LA)
+    with pytest.raises(ValueError, match=r"for six_suspects_v0: expected one of \[\]"):
+        lookup(["lady_alice_belief"], "six_suspects_v0")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["ppo.features=[nope]"], "ppo.features: unknown feature set 'nope'"),
+        (["ppo.features=[lady_alice_belief]", "trainer=rllib"], "supported with trainer: sb3 only"),
+    ],
+)
+def test_config_refuses_bad_feature_sets(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config("configs/lady_alice/quick.yaml", ["game.name=lady_alice_v1", *overrides])
+
+
+def test_a_config_with_a_feature_set_for_another_game_is_refused() -> None:
+    with pytest.raises(ConfigError, match="for six_suspects_v0"):
+        load_config("configs/six_suspects/quick.yaml", ["ppo.features=[lady_alice_belief]"])
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny run with the belief features, self-play snapshots included (they reload through the policy file)."""
+    from parlour.training.cli import main
+
+    out = tmp_path_factory.mktemp("belief") / "run"
+    main(
+        [
+            "train",
+            "configs/lady_alice/quick.yaml",
+            "game.name=lady_alice_v1",
+            "ppo.features=[lady_alice_belief]",
+            "opponents=[random,self]",
+            "train.total_timesteps=1024",
+            "train.n_envs=2",
+            "ppo.n_steps=256",
+            "ppo.batch_size=256",
+            "ppo.n_epochs=1",
+            "self_play.snapshot_every=256",
+            "train.eval_every=0",
+            "eval.games=2",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    return out
+
+
+def test_a_policy_file_with_features_acts_as_the_model_it_was_exported_from(trained: Path) -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    spec = json.loads((trained / "policy.json").read_text())
+    assert spec["network"]["features"] == ["lady_alice_belief"]
+    assert spec["weights"]["tensors"]["mlp_extractor.policy_net.0.weight"][1] == spec["observation_size"] + BELIEF_SIZE
+    policy = PolicyFile(trained / "policy.json", table_for(LA, 4))
+    model = MaskablePPO.load(trained / "model.zip", device="cpu")  # our own run's file
+    feats = lookup(["lady_alice_belief"], LA)
+    env = make(LA, num_players=4)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    checked = 0
+    while not env.game_over and checked < 40:
+        obs = env.observe(env.agent_selection)
+        x = torch.as_tensor(with_features(feats, obs["observation"])[None])
+        dist = model.policy.get_distribution(x, action_masks=obs["action_mask"][None].astype(bool))
+        expected = dist.distribution.probs[0].detach().numpy()
+        np.testing.assert_allclose(policy.probabilities(obs["observation"], obs["action_mask"]), expected, atol=1e-5)
+        env.step(policy.act(obs["observation"], obs["action_mask"], rng))
+        checked += 1
+    assert list((trained / "snapshots").glob("snap_*.json"))  # snapshots were written, reloaded and played
+
+
+def test_a_policy_file_naming_an_unknown_feature_set_is_refused(trained: Path, tmp_path: Path) -> None:
+    spec = json.loads((trained / "policy.json").read_text())
+    spec["network"]["features"] = ["nope"]
+    (tmp_path / "p.json").write_text(json.dumps(spec))
+    (tmp_path / "policy.safetensors").write_bytes((trained / "policy.safetensors").read_bytes())
+    with pytest.raises(PolicyFileError, match="unknown feature set 'nope'.*needs a Parlour that provides it"):
+        PolicyFile(tmp_path / "p.json")
