@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.features import Features
 from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.elevenses import rules as R
 from parlour.envs.elevenses.env import observation_layout
@@ -432,6 +433,20 @@ def shaping(view: View, plates: np.ndarray, p: np.ndarray) -> float:
     return float((1 - me) * (suspect - plates[0]) + me * (max(plates[x] for x in others) - plates[0]))
 
 
+def belief_features(observation: np.ndarray) -> np.ndarray:
+    """The expert's reading of a seat's observation, as numbers a network can take: each relative position's
+    probability of holding a Murderer card (:func:`belief`; 7 values, seat 0 first, Mrs L last), this seat's chance
+    of winning if the constable came now (:func:`win_chance`) and how the cubes lie for it (:func:`shaping`)."""
+    view = decode(observation)
+    p = belief(view)
+    return np.concatenate([p, [win_chance(view, view.plates, p), shaping(view, view.plates, p) / 10.0]]).astype(
+        np.float32
+    )
+
+
+BELIEF_SIZE = POS + 2
+
+
 #: In the search bot's playouts: this share of decisions is uniformly random, the rest follow the rules of thumb.
 PLAYOUT_RANDOM = 0.3
 
@@ -479,6 +494,17 @@ BOTS: tuple[type[Policy], ...] = (ElevensesHeuristic, ElevensesExpert)
 ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
 #: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
 ROLLOUT_HORIZON: Horizon | None = None
+#: Observation feature sets a trained policy may take beside its observation (``parlour.baselines.features``).
+FEATURES: tuple[Features, ...] = (
+    Features(
+        "elevenses_belief",
+        GAMES,
+        BELIEF_SIZE,
+        belief_features,
+        "the expert's belief over the Murderer card(s), the chance of winning if the game ended now, the cube "
+        "shaping score",
+    ),
+)
 #: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
 #: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
 BENCHMARK: dict[str, dict[str, Any]] = {

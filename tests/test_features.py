@@ -151,3 +151,29 @@ def test_a_policy_file_naming_an_unknown_feature_set_is_refused(trained: Path, t
     (tmp_path / "policy.safetensors").write_bytes((trained / "policy.safetensors").read_bytes())
     with pytest.raises(PolicyFileError, match="unknown feature set 'nope'.*needs a Parlour that provides it"):
         PolicyFile(tmp_path / "p.json")
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_elevenses_belief_is_a_distribution_over_the_murderer_cards(num_players: int) -> None:
+    from parlour.baselines.elevenses import POS, belief_features, decode
+    from parlour.envs.elevenses import rules as ER
+
+    env = make("elevenses_v0", num_players=num_players)
+    env.reset(seed=num_players)
+    rng = np.random.default_rng(num_players)
+    expert = make_bot("elevenses_expert", "elevenses_v0")
+    steps = 0
+    while not env.game_over:
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        values = belief_features(obs["observation"])
+        p, chance = values[:POS], values[POS]
+        view = decode(obs["observation"])
+        assert ((p >= 0) & (p <= 1 + 1e-6)).all() and 0 <= chance <= 1
+        assert p.sum() == pytest.approx(ER.murderers(num_players), abs=1e-4)  # every Murderer card is somewhere
+        assert not p[[x for x in range(POS) if x not in view.positions]].any()  # nowhere out of play
+        known = view.guilt.any(axis=1)
+        np.testing.assert_array_equal(p[known], view.guilt[known, 1].astype(float))  # what it has seen is certain
+        env.step(expert.act(obs["observation"], obs["action_mask"], rng))
+        steps += 1
+    assert steps > 20
