@@ -419,7 +419,12 @@ def _render_game(r: dict[str, Any]) -> list[str]:
             "",
         ]
     times = ", ".join(
-        f"seed {s['seed']} " + (_minutes(s["train_wall_seconds"]) if s["train_wall_seconds"] else "not recorded")
+        f"seed {s['seed']} "
+        + (
+            _minutes(s["train_wall_seconds"])
+            if s["train_wall_seconds"]
+            else "not recorded (trained before runs kept their wall time)"
+        )
         for s in r["seeds"]
     )
     lines.append(
