@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from parlour.baselines import make as make_bot
+from parlour.baselines.base import Policy
 from parlour.baselines.features import lookup, registry, with_features
 from parlour.baselines.lady_alice import BELIEF_SIZE, belief_features
 from parlour.baselines.policy_file import PolicyFile, PolicyFileError, table_for
@@ -177,3 +178,30 @@ def test_elevenses_belief_is_a_distribution_over_the_murderer_cards(num_players:
         env.step(expert.act(obs["observation"], obs["action_mask"], rng))
         steps += 1
     assert steps > 20
+
+
+class Reckless(Policy):
+    """Accuses at its first Deductions turn, naming the first legal clues: never sure, seldom right."""
+
+    name = "reckless"
+    games = (LA,)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        if action_mask[R.ACCUSE]:
+            return R.ACCUSE
+        if action_mask[R.PASS]:
+            return R.PASS
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_accusation_report_tells_sure_and_right_accusations_from_reckless_ones() -> None:
+    from parlour.training.deduction import accusation_table
+
+    expert, heuristic = make_bot("lady_alice_expert", LA), make_bot("lady_alice_heuristic", LA)
+    rows = accusation_table(LA, [expert, Reckless()], [heuristic], num_players=4, games=6)
+    by = {r["policy"]: r for r in rows}
+    assert by["lady_alice_expert"]["accusations"] > 0
+    assert by["lady_alice_expert"]["right"] == 1.0 and by["lady_alice_expert"]["unsure"] == 0.0
+    assert by["reckless"]["accusations"] == by["reckless"]["games"] == 24  # once a game, then excluded
+    # At its first turn it knows one or two verdicts: sure only after a full verdict, right only by luck.
+    assert by["reckless"]["unsure"] > 0.9 and by["reckless"]["right"] < 0.1

@@ -304,6 +304,25 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_accusations(args: argparse.Namespace) -> int:
+    from parlour.training.deduction import accusation_table, format_accusations
+
+    if not args.env.startswith("lady_alice_"):
+        print(f"parlour accusations: {args.env} has no accusations: expected a lady_alice env", file=sys.stderr)
+        return 2
+    try:
+        policies = _resolve_all(args.policies.split(","), args, {})
+        opponents = _resolve_all(args.opponents.split(","), args, {})
+        rows = accusation_table(
+            args.env, policies, opponents, num_players=args.players, games=args.games, seed_set=args.seed_set
+        )
+    except (ValueError, ImportError) as exc:
+        print(f"parlour accusations: {exc}", file=sys.stderr)
+        return 2
+    print(format_accusations(rows))
+    return 0
+
+
 def _cmd_baselines(args: argparse.Namespace) -> int:
     from parlour.training import require_train_extra
 
@@ -562,6 +581,19 @@ def build_parser() -> argparse.ArgumentParser:
     _trust_flag(e)
     _scale_flags(e)
     e.set_defaults(func=_cmd_evaluate)
+
+    ac = sub.add_parser(
+        "accusations",
+        help="Lady Alice: how often each policy's accusations are right, and how often it accused unsure",
+    )
+    ac.add_argument("env", type=_env_id, help="a lady_alice env id")
+    ac.add_argument("--policies", required=True, help="comma-separated policies (any policy spec)")
+    ac.add_argument("--opponents", required=True, help="comma-separated opponents: one table of each")
+    ac.add_argument("--players", type=int, default=4, help="number of players (default 4)")
+    ac.add_argument("--games", type=_at_least(1), default=50, help="deals per table, once per seat (default 50)")
+    ac.add_argument("--seed-set", default="v1", help="versioned evaluation deal set (default v1)")
+    _trust_flag(ac)
+    ac.set_defaults(func=_cmd_accusations)
 
     bl = sub.add_parser(
         "baselines",
