@@ -135,6 +135,18 @@ def test_learner_seat_is_validated() -> None:
         SingleAgentEnv("six_suspects_v0", [make("random")], learner_seat=5)
 
 
+@pytest.mark.parametrize(("draw", "mixed"), [("seat", True), ("table", False)])
+def test_opponent_draw_fills_a_table_by_seat_or_whole(draw: str, mixed: bool) -> None:
+    a, b = make("random"), make("six_suspects_heuristic")
+    env = SingleAgentEnv("six_suspects_v0", [a, b], seed=0, opponent_draw=draw)
+    tables = []
+    for _ in range(40):
+        env.reset()
+        tables.append({p.name for p in env.seats if p is not None})
+    assert any(len(t) == 2 for t in tables) is mixed  # 40 resets: a mixed table is all but certain by seat
+    assert {a.name} in tables and {b.name} in tables  # both pure tables occur either way
+
+
 # ------------------------------------------------------------------------------------------ configs
 def test_config_types_and_overrides() -> None:
     cfg = load_config(CONFIG, ["train.total_timesteps=2000", "seed=3", "ppo.learning_rate=1e-3"])
@@ -171,6 +183,8 @@ CONFIG_ERRORS = [
     ),
     (["ppo.net_arch=wide"], r"bad value for 'ppo.net_arch': .*; expected a list of integers, e.g. \[256, 256\]$"),
     (["learner.deterministic=maybe"], r"bad value for 'learner.deterministic': .*; expected true or false$"),
+    (["opponent_draw=deal"], r"opponent_draw='deal' is not valid: expected one of \['seat', 'table'\]"),
+    (["opponent_draw=table", "trainer=rllib"], r"opponent_draw: table is supported with trainer: sb3 only"),
 ]
 
 

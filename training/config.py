@@ -22,6 +22,8 @@ from omegaconf.errors import OmegaConfBaseException
 SELF_PLAY = "self"
 #: ``trainer`` values: the library that trains.
 TRAINERS = ("sb3", "rllib")
+#: ``opponent_draw`` values (see :class:`TrainConfig`).
+OPPONENT_DRAWS = ("seat", "table")
 #: ``ppo.activation`` values (names of ``torch.nn`` modules).
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
 
@@ -123,6 +125,9 @@ class TrainConfig:
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     #: The opponent pool: bot names, checkpoint paths (``*.zip``), or ``self`` for snapshots of the learner.
     opponents: list[str] = field(default_factory=lambda: ["random"])
+    #: How the pool fills a table each episode: ``seat`` (every other seat drawn on its own, mixed tables) or
+    #: ``table`` (one draw fills every other seat, as the benchmark's tables are).
+    opponent_draw: str = "seat"
     ppo: PPOConfig = field(default_factory=PPOConfig)
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     train: TrainBudget = field(default_factory=TrainBudget)
@@ -295,6 +300,10 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"ppo.features: {exc}") from None
     if cfg.ppo.features and cfg.trainer != "sb3":
         raise ConfigError(f"ppo.features is supported with trainer: sb3 only (this config has trainer: {cfg.trainer})")
+    if cfg.opponent_draw not in OPPONENT_DRAWS:
+        raise ConfigError(f"opponent_draw={cfg.opponent_draw!r} is not valid: expected one of {list(OPPONENT_DRAWS)}")
+    if cfg.opponent_draw != "seat" and cfg.trainer != "sb3":
+        raise ConfigError(f"opponent_draw: {cfg.opponent_draw} is supported with trainer: sb3 only")
     if cfg.rllib.num_env_runners < 0:
         raise ConfigError(
             f"rllib.num_env_runners={cfg.rllib.num_env_runners} is out of range: expected an integer >= 0"

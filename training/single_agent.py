@@ -31,7 +31,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     """``gymnasium.Env`` for one learning seat; opponents move inside ``step``.
 
     ``opponents`` is the pool: for each episode, every other seat gets a policy drawn uniformly from it (a pool of
-    one fills the table with that policy). ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
+    one fills the table with that policy); ``opponent_draw="table"`` draws once and fills every other seat with it. ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
 
     An illegal action raises, as the AEC env does. Checkers that step unmasked random actions (SB3's and
     Gymnasium's ``check_env``) need ``env_kwargs={"illegal_action": "penalize"}``: an illegal action then ends the
@@ -49,6 +49,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         learner_seat: int | str = RANDOM_SEAT,
         seed: int | None = None,
         features: Sequence[str] = (),
+        opponent_draw: str = "seat",
     ) -> None:
         super().__init__()
         if not opponents:
@@ -62,6 +63,11 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                 f"SingleAgentEnv: learner_seat={learner_seat!r} is not valid: expected an integer in "
                 f"[0, {n - 1}] or {RANDOM_SEAT!r}"
             )
+        if opponent_draw not in ("seat", "table"):
+            raise ValueError(
+                f"SingleAgentEnv: opponent_draw={opponent_draw!r} is not valid: expected 'seat' or 'table'"
+            )
+        self.opponent_draw = opponent_draw
         self.learner_seat_option = learner_seat
         self.table = table_of(self.aec)
         self.pool: list[Policy] = []
@@ -114,7 +120,13 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                 int(self._rng.integers(n)) if self.learner_seat_option == RANDOM_SEAT else int(self.learner_seat_option)
             )
             self.learner = self.aec.possible_agents[seat]
-            self.seats = [None if s == seat else self.pool[int(self._rng.integers(len(self.pool)))] for s in range(n)]
+            if self.opponent_draw == "table":  # one opponent fills the table, as in the benchmark
+                one = self.pool[int(self._rng.integers(len(self.pool)))]
+                self.seats = [None if s == seat else one for s in range(n)]
+            else:
+                self.seats = [
+                    None if s == seat else self.pool[int(self._rng.integers(len(self.pool)))] for s in range(n)
+                ]
             self.aec.reset(seed=int(self._rng.integers(2**63 - 1)))
             self._play_opponents()
             if not self._done():

@@ -143,6 +143,7 @@ def _make_env_fn(cfg: TrainConfig, index: int, snapshots: list[Path], seed: int)
             learner_seat=_learner_seat(cfg),
             seed=seed * 1000 + index,
             features=cfg.ppo.features,
+            opponent_draw=cfg.opponent_draw,
         )
 
     return thunk
