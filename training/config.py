@@ -80,6 +80,19 @@ class SelfPlayConfig:
 
 
 @dataclass
+class PretrainConfig:
+    """Behaviour cloning before PPO (a new run only): the learner first imitates ``teacher`` on its own tables."""
+
+    #: The policy imitated (any policy spec, e.g. a bot name); empty: no pretraining.
+    teacher: str = ""
+    #: Games the teacher plays in the learner's seat (opponents drawn from the pool as in training).
+    games: int = 2000
+    epochs: int = 10
+    batch_size: int = 1024
+    learning_rate: float = 1e-3
+
+
+@dataclass
 class TrainBudget:
     total_timesteps: int = 200_000
     n_envs: int = 8
@@ -130,6 +143,7 @@ class TrainConfig:
     opponent_draw: str = "seat"
     ppo: PPOConfig = field(default_factory=PPOConfig)
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     train: TrainBudget = field(default_factory=TrainBudget)
     eval: EvalConfig = field(default_factory=EvalConfig)
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
@@ -141,7 +155,17 @@ class TrainConfig:
 
 #: Section type name (as dataclass fields spell it under postponed annotations) -> section class.
 _SECTIONS: dict[str, Any] = {
-    c.__name__: c for c in (GameConfig, LearnerConfig, PPOConfig, SelfPlayConfig, TrainBudget, EvalConfig, RLlibConfig)
+    c.__name__: c
+    for c in (
+        GameConfig,
+        LearnerConfig,
+        PPOConfig,
+        SelfPlayConfig,
+        PretrainConfig,
+        TrainBudget,
+        EvalConfig,
+        RLlibConfig,
+    )
 }
 
 
@@ -274,6 +298,7 @@ def validate(cfg: TrainConfig) -> None:
         ("opponents", cfg.opponents, True),
         ("eval.opponents", cfg.eval.opponents, False),
         ("eval.reference", cfg.eval.reference, False),
+        ("pretrain.teacher", [cfg.pretrain.teacher] if cfg.pretrain.teacher else [], False),
     ):
         if not names and where != "eval.reference":
             raise ConfigError(f"{where} is empty: name at least one of {bots}")
@@ -300,6 +325,10 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"ppo.features: {exc}") from None
     if cfg.ppo.features and cfg.trainer != "sb3":
         raise ConfigError(f"ppo.features is supported with trainer: sb3 only (this config has trainer: {cfg.trainer})")
+    if cfg.pretrain.teacher and cfg.trainer != "sb3":
+        raise ConfigError(
+            f"pretrain.teacher is supported with trainer: sb3 only (this config has trainer: {cfg.trainer})"
+        )
     if cfg.opponent_draw not in OPPONENT_DRAWS:
         raise ConfigError(f"opponent_draw={cfg.opponent_draw!r} is not valid: expected one of {list(OPPONENT_DRAWS)}")
     if cfg.opponent_draw != "seat" and cfg.trainer != "sb3":
@@ -322,6 +351,9 @@ def validate(cfg: TrainConfig) -> None:
         ("eval.periodic_games", cfg.eval.periodic_games, 1),
         ("self_play.snapshot_every", cfg.self_play.snapshot_every, 1),
         ("self_play.max_snapshots", cfg.self_play.max_snapshots, 1),
+        ("pretrain.games", cfg.pretrain.games, 1),
+        ("pretrain.epochs", cfg.pretrain.epochs, 1),
+        ("pretrain.batch_size", cfg.pretrain.batch_size, 1),
     ):
         if value < low:
             raise ConfigError(f"{name}={value} is out of range: expected an integer >= {low}")
@@ -329,6 +361,10 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"train.vec_env={budget.vec_env!r} is not valid: expected one of ['dummy', 'subproc']")
     if not 0 < cfg.ppo.learning_rate < 1:
         raise ConfigError(f"ppo.learning_rate={cfg.ppo.learning_rate} is out of range: expected a number in (0, 1)")
+    if not 0 < cfg.pretrain.learning_rate < 1:
+        raise ConfigError(
+            f"pretrain.learning_rate={cfg.pretrain.learning_rate} is out of range: expected a number in (0, 1)"
+        )
     if not 0 < cfg.ppo.gamma <= 1 or not 0 < cfg.ppo.gae_lambda <= 1:
         raise ConfigError("ppo.gamma and ppo.gae_lambda must be in (0, 1]")
     if cfg.ppo.activation not in ACTIVATIONS:

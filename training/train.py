@@ -517,6 +517,8 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
             verbose=0,
         )
         done_steps = 0
+        if cfg.pretrain.teacher:
+            _pretrain(cfg, model, run)
     model.set_logger(logger)
     remaining = cfg.train.total_timesteps - done_steps
     previous = json.loads((run / "metrics.json").read_text()) if resume and (run / "metrics.json").is_file() else {}
@@ -540,7 +542,10 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
             raise TrainingStopped(stop.signum, int(model.num_timesteps), cfg.train.total_timesteps, latest)
     env_seconds = type(venv).env_seconds
     save_checkpoint(model, run / "model.zip", meta | {"timesteps": model.num_timesteps})
-    record = training_record(meta, model.num_timesteps, evaluations=evaluations(run), train_wall_seconds=train_wall)
+    pretrained = json.loads((run / PRETRAIN_FILE).read_text()) if (run / PRETRAIN_FILE).is_file() else None
+    record = training_record(
+        meta, model.num_timesteps, evaluations=evaluations(run), train_wall_seconds=train_wall, pretrain=pretrained
+    )
     export_policy(model, run / POLICY_STEM, meta, record)
 
     report = final_evaluation(cfg, run, progress) if final_eval else None
@@ -559,6 +564,36 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
     }
     (run / "metrics.json").write_text(json.dumps(metrics, indent=2))
     return metrics
+
+
+#: The pretraining report in a run folder (``pretrain`` in the config).
+PRETRAIN_FILE = "pretrain.json"
+
+
+def _pretrain(cfg: TrainConfig, model: Any, run: Path) -> dict[str, Any]:
+    """Behaviour cloning of ``cfg.pretrain.teacher`` on the learner's tables (a separate env, its own seed)."""
+    from parlour.training.pretrain import behaviour_clone, teacher_data
+
+    pre = cfg.pretrain
+    env = _make_env_fn(cfg, cfg.train.n_envs, [], cfg.seed)()  # the training tables, one index past the envs'
+    start = time.perf_counter()
+    data = teacher_data(env, resolve_for(cfg, pre.teacher), pre.games, np.random.default_rng([cfg.seed, 1]))
+    stats = behaviour_clone(
+        model.policy,
+        data,
+        epochs=pre.epochs,
+        batch_size=pre.batch_size,
+        learning_rate=pre.learning_rate,
+        seed=cfg.seed,
+    )
+    report = {"teacher": pre.teacher, "games": pre.games, **stats, "seconds": time.perf_counter() - start}
+    (run / PRETRAIN_FILE).write_text(json.dumps(report, indent=2))
+    print(
+        f"pretrained on {pre.teacher} ({pre.games} games, {int(stats['decisions'])} decisions): teacher's action "
+        f"{stats['accuracy']:.3f} of the time, value RMSE {stats['value_rmse']:.3f}, {report['seconds']:.0f} s",
+        flush=True,
+    )
+    return report
 
 
 def final_evaluation(cfg: TrainConfig, run: Path, progress: bool) -> dict[str, Any]:
