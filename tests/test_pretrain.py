@@ -64,3 +64,9 @@ def test_a_run_with_pretraining_reports_it_in_the_run_and_the_policy_file(tmp_pa
 def test_bad_pretraining_configs_are_refused(overrides: list[str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load_config("configs/six_suspects/quick.yaml", overrides)
+
+
+def test_no_teacher_means_no_pretraining_and_is_valid() -> None:
+    # every shipped config leaves pretrain out: the empty teacher is the default, not an empty list to refuse
+    for game in ("six_suspects", "goes_to_eleven", "lady_alice", "elevenses"):
+        assert load_config(f"configs/{game}/full.yaml", []).pretrain.teacher == ""

@@ -300,7 +300,7 @@ def validate(cfg: TrainConfig) -> None:
         ("eval.reference", cfg.eval.reference, False),
         ("pretrain.teacher", [cfg.pretrain.teacher] if cfg.pretrain.teacher else [], False),
     ):
-        if not names and where != "eval.reference":
+        if not names and where in ("opponents", "eval.opponents"):  # no reference bots / no teacher are fine
             raise ConfigError(f"{where} is empty: name at least one of {bots}")
         for name in names:
             if name == SELF_PLAY and allow_self:
