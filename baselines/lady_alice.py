@@ -212,24 +212,30 @@ class LadyAliceExpert(Policy):
 
     def _suspect(self, view: View, member: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         """The next clue of the suspicion whose verdict is most informative, given the clues already chosen."""
-        if len(member) > self.max_worlds:
-            member = member[rng.choice(len(member), self.max_worlds, replace=False)]
         k0 = len(view.partial)
-        base = member[:, view.partial].sum(axis=1) if view.partial else np.zeros(len(member), int)
-        # Smiles for every completion of the remaining categories: worlds × 8^(4 - k0).
-        smiles = base[:, None].astype(np.int16)
-        for k in range(k0, K):
-            block = member[:, k * P : (k + 1) * P].astype(np.int16)
-            smiles = (smiles[:, :, None] + block[:, None, :]).reshape(len(member), -1)
-        counts = np.stack([(smiles == s).sum(axis=0) for s in range(R.MAX_PLAYERS + 1)])
-        p = counts / max(1, len(member))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            entropy = -(np.where(p > 0, p * np.log(p), 0.0)).sum(axis=0)
-        # Best completion for each choice of the next clue.
-        per_next = entropy.reshape(P, -1).max(axis=1)
         scores = np.full(len(mask), -np.inf)
-        scores[k0 * P : (k0 + 1) * P] = per_next
+        scores[k0 * P : (k0 + 1) * P] = suspicion_information(view, member, self.max_worlds, rng)
         return _best(scores, mask, rng)
+
+
+def suspicion_information(view: View, member: np.ndarray, max_worlds: int, rng: np.random.Generator) -> np.ndarray:
+    """For each clue of the suspicion's next category (8 values): the entropy, in nats, of the verdict (how many
+    smiles) of the best suspicion that starts with the clues already chosen and this one, over the consistent
+    solutions (rows of ``member``; a sample of ``max_worlds`` of them when more are consistent)."""
+    if len(member) > max_worlds:
+        member = member[rng.choice(len(member), max_worlds, replace=False)]
+    k0 = len(view.partial)
+    base = member[:, view.partial].sum(axis=1) if view.partial else np.zeros(len(member), int)
+    # Smiles for every completion of the remaining categories: worlds × 8^(4 - k0).
+    smiles = base[:, None].astype(np.int16)
+    for k in range(k0, K):
+        block = member[:, k * P : (k + 1) * P].astype(np.int16)
+        smiles = (smiles[:, :, None] + block[:, None, :]).reshape(len(member), -1)
+    counts = np.stack([(smiles == s).sum(axis=0) for s in range(R.MAX_PLAYERS + 1)])
+    p = counts / max(1, len(member))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        entropy = -(np.where(p > 0, p * np.log(p), 0.0)).sum(axis=0)
+    return entropy.reshape(P, -1).max(axis=1)  # the best completion for each choice of the next clue
 
 
 def belief_features(observation: np.ndarray) -> np.ndarray:
@@ -248,6 +254,28 @@ def belief_features(observation: np.ndarray) -> np.ndarray:
 
 
 BELIEF_SIZE = C + K + 2
+
+
+def inquiry_features(observation: np.ndarray) -> np.ndarray:
+    """While a suspicion is being chosen, how informative each clue of its next category would be (the expert's
+    suspicion scores, as a share of the most a verdict can tell): 32 values, zero outside that category and outside
+    a suspicion. The worlds sampled when many solutions are consistent come from a fixed seed, so the values are a
+    function of the observation alone."""
+    view = decode(observation)
+    out = np.zeros(C, np.float32)
+    if view.phase != R.SUSPECT:
+        return out
+    member, _ = solution_probabilities(view)
+    if len(member) == 0:
+        return out
+    k0 = len(view.partial)
+    info = suspicion_information(view, member, LadyAliceExpert.max_worlds, np.random.default_rng(INQUIRY_SEED))
+    out[k0 * P : (k0 + 1) * P] = info / np.log(R.MAX_PLAYERS + 1)
+    return out
+
+
+#: The fixed seed of the worlds :func:`inquiry_features` samples when more solutions are consistent.
+INQUIRY_SEED = 0
 
 
 #: In the search bot's playouts: pass this often on a Deductions turn (else put a random counter down).
@@ -292,6 +320,13 @@ FEATURES: tuple[Features, ...] = (
         belief_features,
         "the exact posterior over solutions the observation allows: clue and hidden-category probabilities, "
         "whether an accusation is certain, the log share of solutions left",
+    ),
+    Features(
+        "lady_alice_inquiry",
+        GAMES,
+        C,
+        inquiry_features,
+        "while choosing a suspicion, how much each clue of its next category can tell (the expert's scores)",
     ),
 )
 #: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,

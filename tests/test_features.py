@@ -11,7 +11,7 @@ import pytest
 from parlour.baselines import make as make_bot
 from parlour.baselines.base import Policy
 from parlour.baselines.features import lookup, registry, with_features
-from parlour.baselines.lady_alice import BELIEF_SIZE, belief_features
+from parlour.baselines.lady_alice import BELIEF_SIZE, belief_features, decode, inquiry_features
 from parlour.baselines.policy_file import PolicyFile, PolicyFileError, table_for
 from parlour.envs import make
 from parlour.envs.lady_alice import rules as R
@@ -55,6 +55,45 @@ def test_belief_features_are_the_posterior_the_env_computes_from_the_state(num_p
             assert absent.sum() == pytest.approx(1.0, abs=1e-6)  # exactly one category is hidden
 
 
+def test_inquiry_features_are_the_verdict_entropy_of_each_next_clue() -> None:
+    """Checked against a direct count where the suspicion's last clue is chosen (the verdict is then fixed by the
+    clue: its entropy over the env's own consistent solutions), and against the expert's choice everywhere."""
+    env = make(LA, num_players=4)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    expert = make_bot("lady_alice_expert", LA)
+    checked = {"last": 0, "other": 0, "outside": 0}
+    while not env.game_over:
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        x = obs["observation"]
+        f = inquiry_features(x)
+        view = decode(x)
+        action = expert.act(x, obs["action_mask"], rng)
+        if view.phase != R.SUSPECT:
+            assert not f.any()
+            checked["outside"] += 1
+        else:
+            k0, p = len(view.partial), R.PER_CATEGORY
+            assert not np.delete(f, np.arange(k0 * p, (k0 + 1) * p)).any() and (f >= 0).all() and (f <= 1).all()
+            solutions = env.consistent_solutions(agent)
+            member = np.zeros((len(solutions), R.NUM_CLUES), bool)
+            member[np.arange(len(solutions))[:, None], solutions] = True
+            if len(member) <= 1500:  # the expert sampled no worlds: it picks a best-scoring clue
+                assert f[action] == pytest.approx(f[k0 * p : (k0 + 1) * p].max(), abs=1e-6)
+            if k0 == R.NUM_CATEGORIES - 1:
+                for clue in range(k0 * p, (k0 + 1) * p):
+                    smiles = member[:, list(view.partial)].sum(axis=1) + member[:, clue]
+                    q = np.bincount(smiles) / len(smiles)
+                    q = q[q > 0]
+                    assert f[clue] == pytest.approx(-(q * np.log(q)).sum() / np.log(R.MAX_PLAYERS + 1), abs=1e-5)
+                checked["last"] += 1
+            else:
+                checked["other"] += 1
+        env.step(action)
+    assert min(checked.values()) > 0, checked
+
+
 def test_the_certainty_flag_is_set_exactly_when_one_accusation_remains() -> None:
     seen = set()
     for features, member in play_and_collect(4, seed=11):
@@ -67,7 +106,8 @@ def test_the_certainty_flag_is_set_exactly_when_one_accusation_remains() -> None
 def test_unknown_or_foreign_feature_sets_are_refused_with_the_allowed_names() -> None:
     assert "lady_alice_belief" in registry()
     with pytest.raises(
-        ValueError, match=r"unknown feature set 'nope' for lady_alice_v1: expected one of \['lady_alice_belief'\]"
+        ValueError,
+        match=r"unknown feature set 'nope' for lady_alice_v1: expected one of \['lady_alice_belief', 'lady_alice_inquiry'\]",
     ):
         lookup(["nope"], LA)
     with pytest.raises(ValueError, match=r"for six_suspects_v0: expected one of \[\]"):
