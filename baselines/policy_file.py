@@ -134,13 +134,33 @@ def check_compatible(spec: dict[str, Any], table: dict[str, Any], label: str) ->
 
 
 # ----------------------------------------------------------------------------------------- the network
-def mlp_network(pi: list[int], vf: list[int], activation: str, features: Sequence[str] = ()) -> dict[str, Any]:
+def mlp_network(
+    pi: list[int], vf: list[int], activation: str, features: Sequence[str] = (), skip_features: bool = False
+) -> dict[str, Any]:
+    """A ``network`` entry. ``skip_features``: the feature sets also feed both heads directly, beside the last
+    hidden layer (:class:`parlour.training.networks.SkipFeaturesPolicy`)."""
     if activation not in ACTIVATIONS:
         raise PolicyFileError(f"activation {activation!r} is not supported: expected one of {list(ACTIVATIONS)}")
+    if skip_features and not (features and pi and vf):
+        raise PolicyFileError("skip_features needs feature sets to feed the heads and hidden layers beside them")
     out: dict[str, Any] = {"kind": MLP_ACTOR_CRITIC, "pi": list(pi), "vf": list(vf), "activation": activation}
     if features:
         out["features"] = list(features)
+    if skip_features:
+        out["skip_features"] = True
     return out
+
+
+def _skip(network: dict[str, Any], input_extra: int) -> int:
+    """How many trailing inputs (the feature sets) feed the heads directly: all of them, or none."""
+    flag = network.get("skip_features", False)
+    if not isinstance(flag, bool):
+        raise PolicyFileError(f"network.skip_features must be true or false, got {flag!r}")
+    if flag and not (input_extra and network.get("pi") and network.get("vf")):
+        raise PolicyFileError(
+            "network.skip_features is true but the network takes no feature sets or has no hidden layers"
+        )
+    return input_extra if flag else 0
 
 
 def network_features(spec: dict[str, Any]) -> tuple[Features, ...]:
@@ -162,22 +182,26 @@ def expected_shapes(
     if network.get("kind") != MLP_ACTOR_CRITIC:
         raise PolicyFileError(f"network kind {network.get('kind')!r} is not supported: expected {MLP_ACTOR_CRITIC!r}")
     shapes: dict[str, tuple[int, ...]] = {}
+    skip = _skip(network, input_extra)
     for part, head, out in (("policy_net", "action_net", num_actions), ("value_net", "value_net", 1)):
         width = observation_size + input_extra
         for i, w in enumerate(network["pi" if part == "policy_net" else "vf"]):
             shapes[f"mlp_extractor.{part}.{2 * i}.weight"] = (w, width)
             shapes[f"mlp_extractor.{part}.{2 * i}.bias"] = (w,)
             width = w
-        shapes[f"{head}.weight"] = (out, width)
+        shapes[f"{head}.weight"] = (out, width + skip)
         shapes[f"{head}.bias"] = (out,)
     return shapes
 
 
 class MLPActorCritic:
-    """The forward pass of SB3's MLP actor-critic in NumPy (float32), from its tensors."""
+    """The forward pass of SB3's MLP actor-critic in NumPy (float32), from its tensors; with
+    ``network.skip_features``, the heads also take the trailing inputs their extra columns stand for."""
 
     def __init__(self, network: dict[str, Any], tensors: dict[str, np.ndarray]) -> None:
         self.activation = network["activation"]
+        # the heads' extra input columns (their shapes were checked against the spec when read)
+        self.skip = tensors["action_net.weight"].shape[1] - network["pi"][-1] if network.get("skip_features") else 0
         self.pi = [
             (
                 tensors[f"mlp_extractor.policy_net.{2 * i}.weight"].T.copy(),
@@ -196,10 +220,11 @@ class MLPActorCritic:
         self.value_head = (tensors["value_net.weight"].T.copy(), tensors["value_net.bias"])
 
     def _mlp(self, x: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        skipped = x[..., x.shape[-1] - self.skip :]
         for w, b in layers:
             x = x @ w + b
             x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
-        return x
+        return np.concatenate([x, skipped], axis=-1) if self.skip else x
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         x = np.asarray(observation, np.float32)

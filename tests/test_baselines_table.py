@@ -128,3 +128,58 @@ def test_every_committed_seed_is_current_for_its_spec_even_with_keys_added_to_th
                 assert not is_current(path, load_config(root / spec.config, [f"seed={k}", "trainer=rllib"]))
                 checked += 1
     assert checked >= 4
+
+
+def _results(deal_wins: dict[tuple[str, str], list[int]], rates: dict[tuple[str, str], tuple[float, float]]) -> dict:
+    """A stored results dict with the fields the goal check reads (4 players, so a deal's wins are 0-4)."""
+    matchups = [
+        {"policy": p, "opponent": o, "deal_wins": w, "win_rate": sum(w) / (4 * len(w)), "win_ci": list(rates[(p, o)])}
+        for (p, o), w in deal_wins.items()
+    ]
+    opponents = list(dict.fromkeys(o for _, o in deal_wins))
+    policies = list(dict.fromkeys(p for p, _ in deal_wins))
+    return {
+        "num_players": 4,
+        "matchups": matchups,
+        "policies": [p for p in policies if "@" not in p],
+        "seeds": [{"label": p} for p in policies if "@" in p],
+        "seed_aggregate": {"per_table": {o: {} for o in opponents}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("seed_wins", "apart", "gap"),
+    [
+        # the seeds win 3 of 4 games of every deal; the heuristic 1, the expert 3: the whole gap closed, apart
+        ([3] * 20, True, 1.0),
+        # the seeds level with the heuristic: nothing closed, not apart
+        ([1] * 20, False, 0.0),
+        # halfway, alternate deals 1 and 3 wins: half the gap
+        ([1, 3] * 10, True, 0.5),
+    ],
+)
+def test_goal_check_pools_seeds_per_deal_and_measures_the_gap(seed_wins: list[int], apart: bool, gap: float) -> None:
+    from parlour.training.baselines_table import _render_goal, goal_comparison
+
+    heuristic, expert = [1] * 20, [3] * 20
+    wins = {("g_ppo@seed0", "g_heuristic"): seed_wins, ("g_ppo@seed1", "g_heuristic"): seed_wins}
+    wins |= {("g_heuristic", "g_heuristic"): heuristic, ("g_expert", "g_heuristic"): expert}
+    rates = {k: (sum(w) / 80 - 0.1, sum(w) / 80 + 0.1) for k, w in wins.items()}
+    goal = goal_comparison(_results(wins, rates))
+    assert goal is not None and goal["seeds"] == 2
+    table = goal["tables"]["g_heuristic"]
+    assert table["seeds_win_rate"] == pytest.approx(sum(seed_wins) / 80)
+    assert table["gap_closed"] == pytest.approx(gap)
+    assert table["difference"] == pytest.approx(sum(seed_wins) / 80 - 0.25)
+    assert table["apart"] is apart
+    assert table["seeds_ci"][0] <= table["seeds_win_rate"] <= table["seeds_ci"][1]
+    text = "\n".join(_render_goal(_results(wins, rates)))
+    assert ("✓" in text) is (gap >= 0.5)
+
+
+def test_goal_check_names_a_table_the_heuristic_cannot_be_beaten_at() -> None:
+    from parlour.training.baselines_table import _render_goal
+
+    wins = {("g_ppo@seed0", "random"): [4] * 10, ("g_heuristic", "random"): [4] * 10, ("g_expert", "random"): [4] * 10}
+    text = "\n".join(_render_goal(_results(wins, dict.fromkeys(wins, (0.7, 1.0)))))
+    assert "At the random table g_heuristic already wins every game" in text

@@ -119,6 +119,7 @@ def test_unknown_or_foreign_feature_sets_are_refused_with_the_allowed_names() ->
     [
         (["ppo.features=[nope]"], "ppo.features: unknown feature set 'nope'"),
         (["ppo.features=[lady_alice_belief]", "trainer=rllib"], "supported with trainer: sb3 only"),
+        (["ppo.skip_features=true"], "ppo.skip_features: true needs ppo.features"),
     ],
 )
 def test_config_refuses_bad_feature_sets(overrides: list[str], message: str) -> None:
@@ -131,32 +132,41 @@ def test_a_config_with_a_feature_set_for_another_game_is_refused() -> None:
         load_config("configs/six_suspects/quick.yaml", ["ppo.features=[lady_alice_belief]"])
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny run with the belief features, self-play snapshots included (they reload through the policy file)."""
+@pytest.fixture(scope="module", params=[False, True], ids=["mlp", "skip_features"])
+def trained(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """A tiny run with the belief features, self-play snapshots included (they reload through the policy file);
+    with ``skip_features`` the features also feed the heads directly, and the run is resumed once (SB3 reloads the
+    custom policy class from its zip)."""
     from parlour.training.cli import main
 
     out = tmp_path_factory.mktemp("belief") / "run"
-    main(
-        [
-            "train",
-            "configs/lady_alice/quick.yaml",
-            "game.name=lady_alice_v1",
-            "ppo.features=[lady_alice_belief]",
-            "opponents=[random,self]",
-            "train.total_timesteps=1024",
-            "train.n_envs=2",
-            "ppo.n_steps=256",
-            "ppo.batch_size=256",
-            "ppo.n_epochs=1",
-            "self_play.snapshot_every=256",
-            "train.eval_every=0",
-            "eval.games=2",
-            "--out",
-            str(out),
-            "--no-progress",
-        ]
+    assert (
+        main(
+            [
+                "train",
+                "configs/lady_alice/quick.yaml",
+                "game.name=lady_alice_v1",
+                "ppo.features=[lady_alice_belief]",
+                "opponents=[random,self]",
+                "train.total_timesteps=1024",
+                "train.n_envs=2",
+                "ppo.n_steps=256",
+                "ppo.batch_size=256",
+                "ppo.n_epochs=1",
+                "self_play.snapshot_every=256",
+                "train.eval_every=0",
+                "eval.games=2",
+                f"ppo.skip_features={str(request.param).lower()}",
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
     )
+    if request.param:
+        assert main(["train", "--resume", "--out", str(out), "train.total_timesteps=1536", "--no-progress"]) == 0
+        assert json.loads((out / "metrics.json").read_text())["timesteps"] == 1536
     return out
 
 
@@ -167,6 +177,10 @@ def test_a_policy_file_with_features_acts_as_the_model_it_was_exported_from(trai
     spec = json.loads((trained / "policy.json").read_text())
     assert spec["network"]["features"] == ["lady_alice_belief"]
     assert spec["weights"]["tensors"]["mlp_extractor.policy_net.0.weight"][1] == spec["observation_size"] + BELIEF_SIZE
+    skip = spec["network"].get("skip_features", False)
+    hidden = spec["network"]["pi"][-1]
+    for head in ("action_net", "value_net"):  # the features reach the heads directly only with skip_features
+        assert spec["weights"]["tensors"][f"{head}.weight"][1] == hidden + (BELIEF_SIZE if skip else 0)
     policy = PolicyFile(trained / "policy.json", table_for(LA, 4))
     model = MaskablePPO.load(trained / "model.zip", device="cpu")  # our own run's file
     feats = lookup(["lady_alice_belief"], LA)

@@ -69,6 +69,9 @@ class PPOConfig:
     #: Observation feature sets appended to the network's input (``parlour.baselines.features``): functions of
     #: the observation alone, so the policy still sees only what its seat knows.
     features: list[str] = field(default_factory=list)
+    #: Feed the feature sets to the action and value heads directly too, beside the last hidden layer
+    #: (``parlour.training.networks.SkipFeaturesPolicy``); needs ``features``.
+    skip_features: bool = False
 
 
 @dataclass
@@ -323,6 +326,8 @@ def validate(cfg: TrainConfig) -> None:
         lookup(cfg.ppo.features, cfg.game.name)
     except ValueError as exc:
         raise ConfigError(f"ppo.features: {exc}") from None
+    if cfg.ppo.skip_features and not cfg.ppo.features:
+        raise ConfigError("ppo.skip_features: true needs ppo.features (the feature sets it feeds to the heads)")
     if cfg.ppo.features and cfg.trainer != "sb3":
         raise ConfigError(f"ppo.features is supported with trainer: sb3 only (this config has trainer: {cfg.trainer})")
     if cfg.pretrain.teacher and cfg.trainer != "sb3":

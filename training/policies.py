@@ -68,7 +68,7 @@ def network_of(policy: Any, features: list[str] | None = None) -> dict[str, Any]
     activation = _ACTIVATION_NAMES.get(policy.activation_fn.__name__)
     if activation is None:
         raise PolicyFileError(f"cannot export activation {policy.activation_fn.__name__}: expected ReLU or Tanh")
-    return mlp_network(pi, vf, activation, features or [])
+    return mlp_network(pi, vf, activation, features or [], skip_features=bool(getattr(policy.mlp_extractor, "skip", 0)))
 
 
 def export_policy(model: Any, path: str | Path, meta: dict[str, Any], training: dict[str, Any]) -> Path:

@@ -495,8 +495,15 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
         done_steps = model.num_timesteps
     else:
         ppo = cfg.ppo
+        policy: Any = "MlpPolicy"
+        skip: dict[str, Any] = {}
+        if ppo.skip_features:
+            from parlour.baselines.features import lookup, size
+            from parlour.training.networks import SkipFeaturesPolicy
+
+            policy, skip = SkipFeaturesPolicy, {"skip": size(lookup(ppo.features, cfg.game.name))}
         model = MaskablePPO(
-            "MlpPolicy",
+            policy,
             venv,
             learning_rate=ppo.learning_rate,
             n_steps=ppo.n_steps,
@@ -511,6 +518,7 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
             policy_kwargs={
                 "net_arch": list(ppo.net_arch),
                 "activation_fn": getattr(torch.nn, ACTIVATIONS[ppo.activation]),
+                **skip,
             },
             seed=cfg.seed,
             device=cfg.train.device,
