@@ -6,6 +6,10 @@ the hidden-information audit of the env covers it by construction. A policy file
 ``network`` entry (``"features": [NAME, …]``); loading looks the names up here, in the package, never in the file,
 so a file cannot bring code with it.
 
+A network may also read only some fields of the observation (``ppo.observation_fields``, ``network.observation_fields``
+in a policy file): a feature set that summarises a long history -- Lady Alice's posterior over solutions sums up
+its record of every suspicion -- makes the raw record something a network overfits to rather than learns from.
+
 Each game's bots module declares its sets in ``FEATURES`` (a tuple of :class:`Features`); ``parlour.baselines``
 collects them.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -53,11 +58,32 @@ def size(features: Sequence[Features]) -> int:
     return sum(f.size for f in features)
 
 
-def with_features(features: Sequence[Features], observation: np.ndarray) -> np.ndarray:
-    """The observation followed by every feature set's values (the policy network's input)."""
-    if not features:
+def field_index(env_name: str, num_players: int, options: dict[str, Any], fields: Sequence[str]) -> np.ndarray | None:
+    """The positions in the observation of the named layout fields (in the layout's order), for the env
+    ``env_name`` at that table; ``None`` (the whole observation) when ``fields`` is empty. An unknown name raises
+    ``ValueError`` naming the fields the observation has."""
+    if not fields:
+        return None
+    from parlour.envs import make
+
+    layout = make(env_name, num_players=num_players, **options).unwrapped.observation_layout
+    unknown = [f for f in fields if f not in layout.slices]
+    if unknown:
+        raise ValueError(
+            f"unknown observation field(s) {unknown} for {env_name}: expected names from {list(layout.slices)}"
+        )
+    if len(set(fields)) != len(fields):
+        raise ValueError(f"observation fields {list(fields)} name a field twice")
+    every = np.arange(layout.size)
+    return np.concatenate([every[layout[f.name]] for f in layout.fields if f.name in fields])
+
+
+def with_features(features: Sequence[Features], observation: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+    """The policy network's input: the observation (only its positions ``keep``, from :func:`field_index`, when
+    given) followed by every feature set's values, which are computed from the whole observation."""
+    if not features and keep is None:
         return observation
-    parts = [np.asarray(observation, np.float32)]
+    parts = [np.asarray(observation if keep is None else observation[keep], np.float32)]
     for f in features:
         values = np.asarray(f.compute(observation), np.float32)
         if values.shape != (f.size,):

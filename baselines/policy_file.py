@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.base import Policy
-from parlour.baselines.features import Features, lookup, size, with_features
+from parlour.baselines.features import Features, field_index, lookup, size, with_features
 
 FORMAT = "parlour-policy"
 FORMAT_VERSION = 1
@@ -135,10 +135,16 @@ def check_compatible(spec: dict[str, Any], table: dict[str, Any], label: str) ->
 
 # ----------------------------------------------------------------------------------------- the network
 def mlp_network(
-    pi: list[int], vf: list[int], activation: str, features: Sequence[str] = (), skip_features: bool = False
+    pi: list[int],
+    vf: list[int],
+    activation: str,
+    features: Sequence[str] = (),
+    skip_features: bool = False,
+    observation_fields: Sequence[str] = (),
 ) -> dict[str, Any]:
     """A ``network`` entry. ``skip_features``: the feature sets also feed both heads directly, beside the last
-    hidden layer (:class:`parlour.training.networks.SkipFeaturesPolicy`)."""
+    hidden layer (:class:`parlour.training.networks.SkipFeaturesPolicy`); ``observation_fields``: the network reads
+    only these fields of the observation (all of them when empty), then the feature sets."""
     if activation not in ACTIVATIONS:
         raise PolicyFileError(f"activation {activation!r} is not supported: expected one of {list(ACTIVATIONS)}")
     if skip_features and not (features and pi and vf):
@@ -148,7 +154,20 @@ def mlp_network(
         out["features"] = list(features)
     if skip_features:
         out["skip_features"] = True
+    if observation_fields:
+        out["observation_fields"] = list(observation_fields)
     return out
+
+
+def network_fields(spec: dict[str, Any]) -> np.ndarray | None:
+    """The positions of the observation a spec's network reads (``None``: all of it)."""
+    fields = spec.get("network", {}).get("observation_fields", [])
+    if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
+        raise PolicyFileError(f"network.observation_fields must be a list of field names, got {fields!r}")
+    try:
+        return field_index(spec["env"], spec["num_players"], spec["options"], fields)
+    except ValueError as exc:
+        raise PolicyFileError(f"network.observation_fields: {exc}") from None
 
 
 def _skip(network: dict[str, Any], input_extra: int) -> int:
@@ -239,9 +258,12 @@ class MLPActorCritic:
 
 
 def spec_shapes(spec: dict[str, Any]) -> dict[str, tuple[int, ...]]:
-    """Every tensor of the network a spec describes (its feature sets widen the input)."""
+    """Every tensor of the network a spec describes (its feature sets widen the input, a choice of observation
+    fields narrows it)."""
     extra = size(network_features(spec))
-    return expected_shapes(spec["network"], spec["observation_size"], spec["num_actions"], extra)
+    keep = network_fields(spec)
+    width = spec["observation_size"] if keep is None else len(keep)
+    return expected_shapes(spec["network"], width, spec["num_actions"], extra)
 
 
 # ----------------------------------------------------------------------------------------- files
@@ -381,10 +403,11 @@ class PolicyFile(TrainedPolicy):
         self.games = (self.spec["env"],)  # type: ignore[misc]
         self.network = MLPActorCritic(self.spec["network"], read_weights(self.path, self.spec))
         self.features = network_features(self.spec)
+        self.keep = network_fields(self.spec)
         self.deterministic = deterministic
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        x = with_features(self.features, observation)
+        x = with_features(self.features, observation, self.keep)
         logits = np.where(action_mask.astype(bool), self.network.logits(x), -np.inf)
         z = np.exp(logits - logits.max())
         out: np.ndarray = z / z.sum()

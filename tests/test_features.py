@@ -120,6 +120,9 @@ def test_unknown_or_foreign_feature_sets_are_refused_with_the_allowed_names() ->
         (["ppo.features=[nope]"], "ppo.features: unknown feature set 'nope'"),
         (["ppo.features=[lady_alice_belief]", "trainer=rllib"], "supported with trainer: sb3 only"),
         (["ppo.skip_features=true"], "ppo.skip_features: true needs ppo.features"),
+        (["ppo.observation_fields=[phase,nope]"], r"unknown observation field\(s\) \['nope'\] for lady_alice_v1"),
+        (["ppo.observation_fields=[phase,phase]"], "name a field twice"),
+        (["ppo.observation_fields=[phase]", "trainer=rllib"], "observation_fields is supported with trainer: sb3"),
     ],
 )
 def test_config_refuses_bad_feature_sets(overrides: list[str], message: str) -> None:
@@ -132,11 +135,15 @@ def test_a_config_with_a_feature_set_for_another_game_is_refused() -> None:
         load_config("configs/six_suspects/quick.yaml", ["ppo.features=[lady_alice_belief]"])
 
 
-@pytest.fixture(scope="module", params=[False, True], ids=["mlp", "skip_features"])
+#: A compact network input: the current table without the record of past suspicions (the belief sums it up).
+FIELDS = ["phase", "own_evidence", "counters_left", "own_counters", "partial", "place_clue", "covered"]
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["mlp", "skip_features_and_fields"])
 def trained(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     """A tiny run with the belief features, self-play snapshots included (they reload through the policy file);
-    with ``skip_features`` the features also feed the heads directly, and the run is resumed once (SB3 reloads the
-    custom policy class from its zip)."""
+    with ``skip_features`` the features also feed the heads directly, the network reads only the fields ``FIELDS``
+    of the observation, and the run is resumed once (SB3 reloads the custom policy class from its zip)."""
     from parlour.training.cli import main
 
     out = tmp_path_factory.mktemp("belief") / "run"
@@ -157,6 +164,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReq
                 "train.eval_every=0",
                 "eval.games=2",
                 f"ppo.skip_features={str(request.param).lower()}",
+                f"ppo.observation_fields=[{','.join(FIELDS) if request.param else ''}]",
                 "--out",
                 str(out),
                 "--no-progress",
@@ -176,21 +184,25 @@ def test_a_policy_file_with_features_acts_as_the_model_it_was_exported_from(trai
 
     spec = json.loads((trained / "policy.json").read_text())
     assert spec["network"]["features"] == ["lady_alice_belief"]
-    assert spec["weights"]["tensors"]["mlp_extractor.policy_net.0.weight"][1] == spec["observation_size"] + BELIEF_SIZE
     skip = spec["network"].get("skip_features", False)
+    env = make(LA, num_players=4)
+    layout = env.unwrapped.observation_layout
+    width = sum(layout.field(f).size for f in FIELDS) if skip else spec["observation_size"]
+    assert spec["network"].get("observation_fields", []) == (FIELDS if skip else [])
+    assert spec["weights"]["tensors"]["mlp_extractor.policy_net.0.weight"][1] == width + BELIEF_SIZE
     hidden = spec["network"]["pi"][-1]
     for head in ("action_net", "value_net"):  # the features reach the heads directly only with skip_features
         assert spec["weights"]["tensors"][f"{head}.weight"][1] == hidden + (BELIEF_SIZE if skip else 0)
     policy = PolicyFile(trained / "policy.json", table_for(LA, 4))
     model = MaskablePPO.load(trained / "model.zip", device="cpu")  # our own run's file
     feats = lookup(["lady_alice_belief"], LA)
-    env = make(LA, num_players=4)
+    keep = np.concatenate([np.arange(layout.size)[layout[f.name]] for f in layout.fields if f.name in FIELDS])
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     checked = 0
     while not env.game_over and checked < 40:
         obs = env.observe(env.agent_selection)
-        x = torch.as_tensor(with_features(feats, obs["observation"])[None])
+        x = torch.as_tensor(with_features(feats, obs["observation"], keep if skip else None)[None])
         dist = model.policy.get_distribution(x, action_masks=obs["action_mask"][None].astype(bool))
         expected = dist.distribution.probs[0].detach().numpy()
         np.testing.assert_allclose(policy.probabilities(obs["observation"], obs["action_mask"]), expected, atol=1e-5)

@@ -72,6 +72,9 @@ class PPOConfig:
     #: Feed the feature sets to the action and value heads directly too, beside the last hidden layer
     #: (``parlour.training.networks.SkipFeaturesPolicy``); needs ``features``.
     skip_features: bool = False
+    #: The observation fields the network reads (names from the env's observation layout, e.g. ``phase``); empty:
+    #: the whole observation. The feature sets are computed from the whole observation either way.
+    observation_fields: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -326,6 +329,16 @@ def validate(cfg: TrainConfig) -> None:
         lookup(cfg.ppo.features, cfg.game.name)
     except ValueError as exc:
         raise ConfigError(f"ppo.features: {exc}") from None
+    from parlour.baselines.features import field_index
+
+    try:
+        field_index(cfg.game.name, cfg.game.num_players, cfg.game.options, cfg.ppo.observation_fields)
+    except ValueError as exc:
+        raise ConfigError(f"ppo.observation_fields: {exc}") from None
+    if cfg.ppo.observation_fields and cfg.trainer != "sb3":
+        raise ConfigError(
+            f"ppo.observation_fields is supported with trainer: sb3 only (this config has trainer: {cfg.trainer})"
+        )
     if cfg.ppo.skip_features and not cfg.ppo.features:
         raise ConfigError("ppo.skip_features: true needs ppo.features (the feature sets it feeds to the heads)")
     if cfg.ppo.features and cfg.trainer != "sb3":

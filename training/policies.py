@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.features import lookup, with_features
+from parlour.baselines.features import field_index, lookup, with_features
 from parlour.baselines.policy_file import (
     PolicyFileError,
     TrainedPolicy,
@@ -53,7 +53,7 @@ def save_checkpoint(model: Any, path: str | Path, meta: dict[str, Any]) -> Path:
     return path
 
 
-def network_of(policy: Any, features: list[str] | None = None) -> dict[str, Any]:
+def network_of(policy: Any, features: list[str] | None = None, fields: list[str] | None = None) -> dict[str, Any]:
     """The policy file's ``network`` entry for an SB3 actor-critic policy (MLP on flattened observations, which
     are the env's observation followed by the feature sets ``features``)."""
     from stable_baselines3.common.torch_layers import FlattenExtractor
@@ -68,7 +68,8 @@ def network_of(policy: Any, features: list[str] | None = None) -> dict[str, Any]
     activation = _ACTIVATION_NAMES.get(policy.activation_fn.__name__)
     if activation is None:
         raise PolicyFileError(f"cannot export activation {policy.activation_fn.__name__}: expected ReLU or Tanh")
-    return mlp_network(pi, vf, activation, features or [], skip_features=bool(getattr(policy.mlp_extractor, "skip", 0)))
+    skip = bool(getattr(policy.mlp_extractor, "skip", 0))
+    return mlp_network(pi, vf, activation, features or [], skip_features=skip, observation_fields=fields or [])
 
 
 def export_policy(model: Any, path: str | Path, meta: dict[str, Any], training: dict[str, Any]) -> Path:
@@ -76,7 +77,8 @@ def export_policy(model: Any, path: str | Path, meta: dict[str, Any], training: 
     (:func:`checkpoint_meta`; its ``features`` the feature sets the model's input carries), ``training`` what the
     spec records of its training. Returns the spec's path."""
     tensors = {k: v.detach().cpu().numpy() for k, v in model.policy.state_dict().items()}
-    spec = {**meta, "network": network_of(model.policy, meta.get("features")), "training": training}
+    network = network_of(model.policy, meta.get("features"), meta.get("observation_fields"))
+    spec = {**meta, "network": network, "training": training}
     return save_policy(path, tensors, spec)
 
 
@@ -115,7 +117,12 @@ def export_zip(source: str | Path, target: str | Path) -> Path:
     return export_policy(
         model,
         target,
-        {**table, "package_version": meta.get("package_version"), "features": meta.get("features", [])},
+        {
+            **table,
+            "package_version": meta.get("package_version"),
+            "features": meta.get("features", []),
+            "observation_fields": meta.get("observation_fields", []),
+        },
         training_record(meta),
     )
 
@@ -146,6 +153,8 @@ class PickledCheckpointPolicy(TrainedPolicy):
         self.table = table
         self.games = (self.spec["env"],)  # type: ignore[misc]
         self.features = lookup(self.spec.get("features", []), self.spec["env"])
+        s = self.spec
+        self.keep = field_index(s["env"], s["num_players"], s["options"], s.get("observation_fields", []))
         self.model = MaskablePPO.load(self.path, device="cpu")
         self.deterministic = deterministic
         self._torch = torch
@@ -157,7 +166,8 @@ class PickledCheckpointPolicy(TrainedPolicy):
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         torch = self._torch
         with torch.no_grad():
-            obs = torch.as_tensor(with_features(self.features, observation)[None], dtype=torch.float32)
+            x = with_features(self.features, observation, self.keep)
+            obs = torch.as_tensor(x[None], dtype=torch.float32)
             dist = self.model.policy.get_distribution(obs, action_masks=action_mask[None].astype(bool))
             probs: np.ndarray = dist.distribution.probs[0].numpy()  # type: ignore[union-attr]
         return probs

@@ -17,7 +17,7 @@ import numpy as np
 from gymnasium import spaces
 
 from parlour.baselines.base import Policy
-from parlour.baselines.features import lookup, with_features
+from parlour.baselines.features import field_index, lookup, with_features
 from parlour.baselines.features import size as feature_size
 from parlour.baselines.policy_file import table_of
 from parlour.envs import make as make_env
@@ -49,6 +49,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         learner_seat: int | str = RANDOM_SEAT,
         seed: int | None = None,
         features: Sequence[str] = (),
+        observation_fields: Sequence[str] = (),
         opponent_draw: str = "seat",
     ) -> None:
         super().__init__()
@@ -74,18 +75,23 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.set_opponents(opponents)
         space = self.aec.observation_space(self.aec.possible_agents[0])
         assert isinstance(space, spaces.Dict)
-        # The learner's input: its observation, then the feature sets computed from it (none by default).
+        # The learner's input: its observation (or the fields of it named), then the feature sets computed from it
+        # (none by default).
         self.features = lookup(features, env_name)
+        self.keep = field_index(
+            env_name, n, {k: v for k, v in self.env_kwargs.items() if k != "num_players"}, observation_fields
+        )
         base = space["observation"]
         assert isinstance(base, spaces.Box)
         extra = feature_size(self.features)
+        low, high = (base.low, base.high) if self.keep is None else (base.low[self.keep], base.high[self.keep])
         self.observation_space = (
             spaces.Box(
-                np.concatenate([base.low, np.full(extra, -np.inf, np.float32)]),
-                np.concatenate([base.high, np.full(extra, np.inf, np.float32)]),
+                np.concatenate([low, np.full(extra, -np.inf, np.float32)]),
+                np.concatenate([high, np.full(extra, np.inf, np.float32)]),
                 dtype=np.float32,
             )
-            if extra
+            if extra or self.keep is not None
             else base
         )
         self.action_space = spaces.Discrete(self.aec.num_actions)
@@ -178,4 +184,4 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _obs(self) -> np.ndarray:
         self._last_obs = self.aec.observe(self.learner)
-        return with_features(self.features, self._last_obs["observation"])
+        return with_features(self.features, self._last_obs["observation"], self.keep)

@@ -24,7 +24,7 @@ import numpy as np
 
 from parlour.baselines import resolve
 from parlour.baselines.base import Policy
-from parlour.baselines.features import Features, lookup, with_features
+from parlour.baselines.features import Features, field_index, lookup, with_features
 from parlour.baselines.policy_file import PolicyFile, check_compatible, table_for
 from parlour.envs import make as make_env
 from parlour.training.config import ACTIVATIONS, SELF_PLAY, TrainConfig, to_yaml
@@ -143,6 +143,7 @@ def _make_env_fn(cfg: TrainConfig, index: int, snapshots: list[Path], seed: int)
             learner_seat=_learner_seat(cfg),
             seed=seed * 1000 + index,
             features=cfg.ppo.features,
+            observation_fields=cfg.ppo.observation_fields,
             opponent_draw=cfg.opponent_draw,
         )
 
@@ -314,7 +315,8 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
             self.training_env.env_method("set_opponents", keep)
 
         def _evaluate(self) -> None:
-            policy = _ModelPolicy(self.model, cfg.learner.deterministic, lookup(cfg.ppo.features, env_name))
+            keep = field_index(env_name, cfg.game.num_players, cfg.game.options, cfg.ppo.observation_fields)
+            policy = _ModelPolicy(self.model, cfg.learner.deterministic, lookup(cfg.ppo.features, env_name), keep)
             row = periodic_evaluation(cfg, run, policy, self.num_timesteps)
             for name in cfg.eval.opponents:
                 self.logger.record(f"eval/win_rate_vs_{name}", row[name]["win_rate"])
@@ -335,14 +337,17 @@ class _ModelPolicy(Policy):
 
     name = "ppo"
 
-    def __init__(self, model: Any, deterministic: bool, features: tuple[Features, ...] = ()) -> None:
+    def __init__(
+        self, model: Any, deterministic: bool, features: tuple[Features, ...] = (), keep: np.ndarray | None = None
+    ) -> None:
         self.model = model
         self.deterministic = deterministic
         self.features = features
+        self.keep = keep
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         action, _ = self.model.predict(
-            with_features(self.features, observation),
+            with_features(self.features, observation, self.keep),
             action_masks=action_mask.astype(bool),
             deterministic=self.deterministic,
         )
@@ -478,7 +483,14 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
 
     torch.set_num_threads(cfg.train.torch_threads)
     probe = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
-    meta = checkpoint_meta(probe, {"config": json.loads(json.dumps(asdict(cfg))), "features": list(cfg.ppo.features)})
+    meta = checkpoint_meta(
+        probe,
+        {
+            "config": json.loads(json.dumps(asdict(cfg))),
+            "features": list(cfg.ppo.features),
+            "observation_fields": list(cfg.ppo.observation_fields),
+        },
+    )
 
     snapshots = sorted((run / "snapshots").glob("snap_*.json"))
     fns = [_make_env_fn(cfg, i, snapshots, cfg.seed) for i in range(cfg.train.n_envs)]
