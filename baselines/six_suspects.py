@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.features import Features
 from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.six_suspects import rules as R
 from parlour.envs.six_suspects.env import OBSERVATION_LAYOUT
@@ -140,6 +141,27 @@ class SixSuspectsExpert(Policy):
         return choose_best(_scores(values, action_mask, _PEEKS), action_mask, rng)
 
 
+def belief_features(observation: np.ndarray) -> np.ndarray:
+    """The expert's inference as numbers a network can take: each suspect's chance of being a culprit (6), the
+    expected chance of the best vote after peeking at each position (12; a card already seen counts as the best
+    vote now, since it teaches nothing), the best vote's chance now and the most a single peek is expected to add
+    (2). Over every consistent arrangement, or a sample of the expert's size from a fixed seed when there are more,
+    so the values are a function of the observation alone (at the rulebook's plain card values, as the expert's)."""
+    known = known_cards(observation)
+    layouts, culprits = _BELIEF_EXPERT.worlds(known, np.random.default_rng(BELIEF_SEED))
+    p_culprit = culprits.mean(axis=0)
+    best_now = float(p_culprit.max())
+    values = _BELIEF_EXPERT.peek_values(layouts, culprits)
+    values[list(known)] = best_now
+    return np.concatenate([p_culprit, values, [best_now, float(values.max()) - best_now]]).astype(np.float32)
+
+
+#: The fixed seed of the arrangements :func:`belief_features` samples when more are consistent.
+BELIEF_SEED = 0
+BELIEF_SIZE = R.NUM_SUSPECTS + R.NUM_POSITIONS + 2
+_BELIEF_EXPERT = SixSuspectsExpert()  # its cache holds only enumerated (exact) arrangement sets
+
+
 class SixSuspectsOracle(Policy):
     """Sees the true layout (an oracle: for measuring what hidden information is worth, not a fair opponent)."""
 
@@ -169,6 +191,17 @@ BOTS: tuple[type[Policy], ...] = (SixSuspectsHeuristic, SixSuspectsExpert, SixSu
 ROLLOUT_POLICY: RolloutPolicy | None = None
 #: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
 ROLLOUT_HORIZON: Horizon | None = None
+#: Observation feature sets a trained policy may take beside its observation (``parlour.baselines.features``).
+FEATURES: tuple[Features, ...] = (
+    Features(
+        "six_suspects_belief",
+        GAMES,
+        BELIEF_SIZE,
+        belief_features,
+        "the expert's inference: each suspect's chance of being a culprit, the value of peeking at each position, "
+        "the best vote's chance now and the most a peek is expected to add",
+    ),
+)
 #: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
 #: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
 BENCHMARK: dict[str, dict[str, Any]] = {

@@ -271,3 +271,33 @@ def test_accusation_report_tells_sure_and_right_accusations_from_reckless_ones()
     assert by["reckless"]["accusations"] == by["reckless"]["games"] == 24  # once a game, then excluded
     # At its first turn it knows one or two verdicts: sure only after a full verdict, right only by luck.
     assert by["reckless"]["unsure"] > 0.9 and by["reckless"]["right"] < 0.1
+
+
+def test_six_suspects_belief_is_the_experts_inference_and_a_function_of_the_observation() -> None:
+    from math import factorial
+
+    from parlour.baselines.six_suspects import BELIEF_SIZE, belief_features, known_cards
+    from parlour.envs.six_suspects import rules as SR
+
+    expert = make_bot("six_suspects_expert", "six_suspects_v0")
+    checked = exact = 0
+    for seed in range(4):
+        env = make("six_suspects_v0", num_players=4)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not env.game_over:
+            obs = env.observe(env.agent_selection)
+            values = belief_features(obs["observation"])
+            assert values.shape == (BELIEF_SIZE,)
+            np.testing.assert_array_equal(values, belief_features(obs["observation"].copy()))  # no hidden state
+            p, peek, best, gain = values[:6], values[6:18], values[18], values[19]
+            assert ((p >= 0) & (p <= 1)).all() and p.max() == pytest.approx(best, abs=1e-6) and p.sum() >= 1 - 1e-6
+            assert gain == pytest.approx(peek.max() - best, abs=1e-6) and gain >= -1e-6  # a peek never hurts
+            known = known_cards(obs["observation"])
+            if factorial(SR.NUM_POSITIONS - len(known)) <= SR.MAX_WORLDS:  # every arrangement enumerated: exact
+                layouts = SR.consistent_layouts(known, np.random.default_rng(seed))
+                np.testing.assert_allclose(p, SR.culprits_many(layouts).mean(axis=0), atol=1e-6)
+                exact += 1
+            env.step(expert.act(obs["observation"], obs["action_mask"], rng))
+            checked += 1
+    assert checked > 16 and exact > 0
