@@ -178,7 +178,7 @@ COMMAND_MISMATCHES = [
     ),
     (
         ["evaluate", "six_suspects_v0", "--policies", "random", "--opponents", "lady_alice_ppo"],
-        "'lady_alice_ppo' is not available for six_suspects_v0 (it plays lady_alice_v1)",
+        "'lady_alice_ppo' is not available for six_suspects_v0 (it plays lady_alice_v0)",
     ),
 ]  # fmt: skip
 
