@@ -183,3 +183,38 @@ def test_goal_check_names_a_table_the_heuristic_cannot_be_beaten_at() -> None:
     wins = {("g_ppo@seed0", "random"): [4] * 10, ("g_heuristic", "random"): [4] * 10, ("g_expert", "random"): [4] * 10}
     text = "\n".join(_render_goal(_results(wins, dict.fromkeys(wins, (0.7, 1.0)))))
     assert "At the random table g_heuristic already wins every game" in text
+
+
+def test_accusations_are_reported_for_lady_alice_and_refused_elsewhere(
+    tiny_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from parlour.training.config import ConfigError
+
+    spec = tiny_project / "configs" / "six_suspects" / "baselines.yaml"
+    spec.write_text(spec.read_text() + "accusations: true\n")
+    with pytest.raises(ConfigError, match="accusations: true is for Lady Alice envs only"):
+        regenerate(None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c")
+    spec.unlink()
+
+    cfg = load_config(ROOT / "configs" / "lady_alice" / "quick.yaml", TINY)
+    folder = tiny_project / "configs" / "lady_alice"
+    folder.mkdir(parents=True)
+    (folder / "tiny.yaml").write_text(to_yaml(cfg))
+    (folder / "baselines.yaml").write_text(
+        "env: lady_alice_v1\nconfig: configs/lady_alice/tiny.yaml\nseeds: [0]\nshipped_seed: 0\n"
+        "scenarios: test\nskip_bots: [search]\naccusations: true\n"
+    )
+    sc = scenarios.Scenario("lady_alice_v1", 4, ("random", "lady_alice_heuristic"), deals=2)
+    monkeypatch.setitem(scenarios.SCENARIO_SETS, "test", {"lady_alice_v1": sc})
+    out = tiny_project / "c"
+    regenerate(None, train_models=True, progress=False, jobs=1, root=tiny_project, folder=out, figures=out)
+    rows = json.loads((out / "lady_alice_v1_results.json").read_text())["accusations"]
+    # every seed and the two reference bots, at each table (the seed is labelled by its shipped name, if any)
+    seed = next(r["policy"] for r in rows if r["policy"].endswith("@seed0"))
+    assert {(r["policy"], r["opponent"]) for r in rows} == {
+        (p, o) for p in (seed, "lady_alice_heuristic", "lady_alice_expert") for o in ("random", "lady_alice_heuristic")
+    }
+    expert = [r for r in rows if r["policy"] == "lady_alice_expert"]
+    assert all(r["accusations"] > 0 and r["right"] == 1.0 and r["unsure"] == 0.0 for r in expert)  # sure, so right
+    text = (tiny_project / "BASELINES.md").read_text()
+    assert "**Accusations**" in text and "| lady_alice_expert | random | 8 |" in text

@@ -61,6 +61,9 @@ class BaselineSpec:
     skip_bots: list[str] = field(default_factory=list)
     #: Sentences printed under the game's table (what a reader must know that the figures do not say).
     notes: list[str] = field(default_factory=list)
+    #: Lady Alice: also report each seed's and each reference bot's accusations at every table (how often they are
+    #: right, how often made while another solution was still possible; :mod:`parlour.training.deduction`).
+    accusations: bool = False
 
 
 def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
@@ -78,6 +81,8 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
             raise ConfigError(f"{path}: {str(exc).splitlines()[0]}") from None
         if spec.shipped_seed not in spec.seeds:
             raise ConfigError(f"{path}: shipped_seed={spec.shipped_seed} is not one of seeds={spec.seeds}")
+        if spec.accusations and not spec.env.startswith("lady_alice_"):
+            raise ConfigError(f"{path}: accusations: true is for Lady Alice envs only ({spec.env} has no accusations)")
         out[spec.env] = (path, spec)
     if not out:
         raise FileNotFoundError(
@@ -238,6 +243,19 @@ def evaluate_game(
         }
         for k, p in zip(seeds, trained, strict=True)
     ]
+    if spec.accusations:
+        from parlour.training.deduction import accusation_table
+        from parlour.training.scenarios import resolve_opponents
+
+        bots_of_note = [b for b in bots if b.name.endswith(("_heuristic", "_expert"))]
+        report["accusations"] = accusation_table(
+            env_name,
+            [*trained, *bots_of_note],
+            resolve_opponents(sc),
+            num_players=sc.num_players,
+            games=sc.deals,
+            seed_set=sc.deal_set,
+        )
     report["spec_seeds"] = list(spec.seeds)
     report["shipped"] = {"name": name, "seed": spec.shipped_seed}
     report["skipped_bots"] = list(spec.skip_bots)
@@ -419,6 +437,17 @@ def _render_game(r: dict[str, Any]) -> list[str]:
             "",
         ]
     lines += _render_goal(r)
+    if r.get("accusations"):
+        from parlour.training.deduction import format_accusations
+
+        lines += [
+            "**Accusations** (the same deals and seats, replayed from the games' records; *right*: the verdict showed "
+            "every smile; *made unsure*: at the moment of accusing, the seat's information still allowed another "
+            "solution):",
+            "",
+            format_accusations(r["accusations"]),
+            "",
+        ]
     times = ", ".join(
         f"seed {s['seed']} "
         + (
