@@ -35,17 +35,21 @@ TINY = [
 @pytest.fixture
 def tiny_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project root with one tiny training config, a two-seed spec and a two-deal scenario set."""
-    cfg = load_config(ROOT / "configs" / "six_suspects" / "quick.yaml", TINY)
-    folder = tmp_path / "configs" / "six_suspects"
+    _tiny_game(tmp_path, monkeypatch, "six_suspects", "six_suspects_v0", "seeds: [0, 1]\nshipped_seed: 1\n"
+               "skip_bots: [search, six_suspects_expert, six_suspects_oracle]\n")  # fmt: skip
+    return tmp_path
+
+
+def _tiny_game(root: Path, monkeypatch: pytest.MonkeyPatch, game: str, env: str, spec: str) -> None:
+    """``configs/<game>/`` under ``root``: the game's quick config made tiny, a baselines spec (``spec`` adds its
+    keys) and a two-deal scenario of random and heuristic tables in the scenario set ``test``."""
+    cfg = load_config(ROOT / "configs" / game / "quick.yaml", [f"game.name={env}", *TINY])
+    folder = root / "configs" / game
     folder.mkdir(parents=True)
     (folder / "tiny.yaml").write_text(to_yaml(cfg))
-    (folder / "baselines.yaml").write_text(
-        "env: six_suspects_v0\nconfig: configs/six_suspects/tiny.yaml\nseeds: [0, 1]\nshipped_seed: 1\n"
-        "scenarios: test\nskip_bots: [search, six_suspects_expert, six_suspects_oracle]\n"
-    )
-    sc = scenarios.Scenario("six_suspects_v0", 4, ("random", "six_suspects_heuristic"), deals=2)
-    monkeypatch.setitem(scenarios.SCENARIO_SETS, "test", {"six_suspects_v0": sc})
-    return tmp_path
+    (folder / "baselines.yaml").write_text(f"env: {env}\nconfig: configs/{game}/tiny.yaml\nscenarios: test\n{spec}")
+    sc = scenarios.Scenario(env, 4, ("random", f"{game}_heuristic"), deals=2)
+    monkeypatch.setitem(scenarios.SCENARIO_SETS, "test", {env: sc})
 
 
 def test_seeds_are_trained_in_parallel_aggregated_and_published(
@@ -196,16 +200,8 @@ def test_accusations_are_reported_for_lady_alice_and_refused_elsewhere(
         regenerate(None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c")
     spec.unlink()
 
-    cfg = load_config(ROOT / "configs" / "lady_alice" / "quick.yaml", TINY)
-    folder = tiny_project / "configs" / "lady_alice"
-    folder.mkdir(parents=True)
-    (folder / "tiny.yaml").write_text(to_yaml(cfg))
-    (folder / "baselines.yaml").write_text(
-        "env: lady_alice_v1\nconfig: configs/lady_alice/tiny.yaml\nseeds: [0]\nshipped_seed: 0\n"
-        "scenarios: test\nskip_bots: [search]\naccusations: true\n"
-    )
-    sc = scenarios.Scenario("lady_alice_v1", 4, ("random", "lady_alice_heuristic"), deals=2)
-    monkeypatch.setitem(scenarios.SCENARIO_SETS, "test", {"lady_alice_v1": sc})
+    _tiny_game(tiny_project, monkeypatch, "lady_alice", "lady_alice_v1", "seeds: [0]\nshipped_seed: 0\n"
+               "skip_bots: [search]\naccusations: true\n")  # fmt: skip
     out = tiny_project / "c"
     regenerate(None, train_models=True, progress=False, jobs=1, root=tiny_project, folder=out, figures=out)
     rows = json.loads((out / "lady_alice_v1_results.json").read_text())["accusations"]

@@ -37,8 +37,9 @@ def reference_points(env_name: str) -> tuple[int, list[dict[str, Any]]]:
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_policy_files_act_as_the_zips_they_were_converted_from(name: str) -> None:
-    # tests/data/shipped_reference.json holds what the SB3 zips (loaded with SB3 before they left the tree) chose
-    # at 48 decision points of each game (tests/data/make_shipped_reference.py).
+    # tests/data/shipped_reference.json holds what the SB3 zips (loaded with SB3 before they left the tree, or the
+    # shipped seed's run folder's model.zip) chose at 48 decision points of each game
+    # (tests/data/make_shipped_reference.py).
     policy = make(name)
     assert isinstance(policy, PolicyFile) and policy.name == name
     size, points = reference_points(SHIPPED[name])
@@ -178,7 +179,7 @@ COMMAND_MISMATCHES = [
     ),
     (
         ["evaluate", "six_suspects_v0", "--policies", "random", "--opponents", "lady_alice_ppo"],
-        "'lady_alice_ppo' is not available for six_suspects_v0 (it plays lady_alice_v0)",
+        "'lady_alice_ppo' is not available for six_suspects_v0 (it plays lady_alice_v1)",
     ),
 ]  # fmt: skip
 

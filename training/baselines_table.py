@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines import CHECKPOINT_DIR, available, make, shipped_checkpoint
+from parlour.baselines import CHECKPOINT_DIR, available, game_name, make, shipped_checkpoint
 from parlour.baselines.policy_file import PolicyFile, read_spec, table_for
 from parlour.training.scenarios import benchmark_report, cell, header, scenario
 from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, probability_of_improvement, seed_aggregate
@@ -209,7 +209,8 @@ def evaluate_game(
 ) -> dict[str, Any]:
     """Every trained seed and every scripted bot on the game's scenario; seeds aggregated."""
     sc = scenario(env_name, spec.scenarios)
-    name = shipped_checkpoint(env_name) or "ppo"
+    # the name the shipped seed plays under (a game's first publication writes its file only after this evaluation)
+    name = shipped_checkpoint(env_name) or f"{game_name(env_name)}_ppo"
     table = table_for(env_name, sc.num_players, sc.options)
     seeds = [k for k in spec.seeds if seed_path(env_name, k, folder).is_file()]
     if not seeds:
@@ -239,6 +240,7 @@ def evaluate_game(
             "label": p.name,
             "timesteps": p.spec["training"].get("timesteps"),
             "train_wall_seconds": p.spec["training"].get("train_wall_seconds"),
+            "pretrain_seconds": (p.spec["training"].get("pretrain") or {}).get("seconds"),
             "evaluations": p.spec["training"].get("evaluations", []),
         }
         for k, p in zip(seeds, trained, strict=True)
@@ -452,6 +454,11 @@ def _render_game(r: dict[str, Any]) -> list[str]:
         f"seed {s['seed']} "
         + (
             _minutes(s["train_wall_seconds"])
+            + (
+                f" of PPO after {_minutes(s['pretrain_seconds'])} of behaviour cloning"
+                if s.get("pretrain_seconds")
+                else ""
+            )
             if s["train_wall_seconds"]
             else "not recorded (trained before runs kept their wall time)"
         )

@@ -1,6 +1,10 @@
 """Record what the shipped SB3 zips chose, so the policy files converted from them can be checked against it.
 
     python tests/data/make_shipped_reference.py OLD_ZIP_DIR > tests/data/shipped_reference.json
+    python tests/data/make_shipped_reference.py --update tests/data/shipped_reference.json RUN/model.zip ...
+
+The second form replaces the entries of the games whose zips are named (a seed's run folder keeps the SB3 zip its
+policy file was exported from: ``runs/baselines/<env>/seed<K>/model.zip``) and keeps the others.
 
 For each game: 48 decision points from seeded games of random play (4 players), each with the observation (its
 non-zero entries), the action mask, and the zip's action probabilities and greedy action (loaded with SB3 from the
@@ -22,9 +26,9 @@ from parlour.training.policies import PickledCheckpointPolicy
 POINTS = 48
 
 
-def main(folder: Path) -> None:
+def main(zips: list[Path]) -> dict:
     out = {}
-    for zip_path in sorted(folder.glob("*_ppo.zip")):
+    for zip_path in zips:
         policy = PickledCheckpointPolicy(zip_path)
         env_name = policy.meta["env"]
         env = make(env_name, num_players=policy.meta["num_players"], **policy.meta["options"])
@@ -54,8 +58,13 @@ def main(folder: Path) -> None:
                     )
                 env.step(RandomPolicy().act(o, m, rng))
         out[env_name] = {"size": int(env.observation_layout.size), "points": points}
-    json.dump(out, sys.stdout)
+    return out
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    if sys.argv[1] == "--update":
+        target = Path(sys.argv[2])
+        reference = json.loads(target.read_text()) | main([Path(p) for p in sys.argv[3:]])
+        target.write_text(json.dumps(dict(sorted(reference.items()))))
+    else:
+        json.dump(main(sorted(Path(sys.argv[1]).glob("*_ppo.zip"))), sys.stdout)
