@@ -43,7 +43,12 @@ def tiny_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _tiny_game(root: Path, monkeypatch: pytest.MonkeyPatch, game: str, env: str, spec: str) -> None:
     """``configs/<game>/`` under ``root``: the game's quick config made tiny, a baselines spec (``spec`` adds its
     keys) and a two-deal scenario of random and heuristic tables in the scenario set ``test``."""
-    cfg = load_config(ROOT / "configs" / game / "quick.yaml", [f"game.name={env}", *TINY])
+    base = (
+        ROOT / "tests" / "data" / "six_suspects_base.yaml"
+        if game == "six_suspects"
+        else ROOT / "configs" / game / "quick.yaml"
+    )
+    cfg = load_config(base, [f"game.name={env}", *TINY])
     folder = root / "configs" / game
     folder.mkdir(parents=True)
     (folder / "tiny.yaml").write_text(to_yaml(cfg))
@@ -128,8 +133,10 @@ def test_every_committed_seed_is_current_for_its_spec_even_with_keys_added_to_th
         for k in spec.seeds:
             path = seed_path(env_name, k, CHECKPOINTS)
             if path.is_file():
-                assert is_current(path, load_config(root / spec.config, [f"seed={k}"])), (env_name, k)
-                assert not is_current(path, load_config(root / spec.config, [f"seed={k}", "trainer=rllib"]))
+                cfg = load_config(root / spec.config, [f"seed={k}"])
+                assert is_current(path, cfg), (env_name, k)
+                changed = [f"seed={k}", f"ppo.n_epochs={cfg.ppo.n_epochs + 1}"]  # a change to the trained weights
+                assert not is_current(path, load_config(root / spec.config, changed))
                 checked += 1
     assert checked >= 4
 

@@ -66,10 +66,10 @@ def test_a_seed_sweep_trains_each_seed_in_its_own_run_folder(ray_local: Any, tmp
     tiny = ["train.total_timesteps=400", "train.n_envs=2", "ppo.n_steps=100", "ppo.batch_size=100", "ppo.n_epochs=1",
             "train.checkpoint_every=200", "train.eval_every=0", "eval.games=1", "ppo.net_arch=[8]"]  # fmt: skip
     code = main(
-        ["train", str(ROOT / "configs/six_suspects/quick.yaml"), *tiny, "--seeds", "3,4", "--out", str(tmp_path)]
+        ["train", str(ROOT / "tests/data/six_suspects_base.yaml"), *tiny, "--seeds", "3,4", "--out", str(tmp_path)]
     )
     assert code == 0
     for k in (3, 4):
         spec = json.loads((tmp_path / f"seed{k}" / "policy.json").read_text())
         assert spec["training"]["seed"] == k and spec["training"]["timesteps"] >= 400
-    assert main(["train", str(ROOT / "configs/six_suspects/quick.yaml"), "--seeds", "1,1"]) == 2
+    assert main(["train", str(ROOT / "tests/data/six_suspects_base.yaml"), "--seeds", "1,1"]) == 2

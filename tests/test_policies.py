@@ -26,7 +26,7 @@ from parlour.envs import ENVIRONMENTS
 from parlour.training.cli import main
 
 DATA = Path(__file__).resolve().parent / "data"
-CONFIG = Path(__file__).resolve().parents[1] / "configs" / "six_suspects" / "quick.yaml"
+CONFIG = Path(__file__).resolve().parent / "data" / "six_suspects_base.yaml"
 
 
 # ------------------------------------------------------------------------------------------ the shipped policies

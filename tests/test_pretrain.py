@@ -44,7 +44,7 @@ def test_a_run_with_pretraining_reports_it_in_the_run_and_the_policy_file(tmp_pa
     from parlour.training.cli import main
 
     out = tmp_path / "run"
-    args = ["train", "configs/six_suspects/quick.yaml", "pretrain.teacher=six_suspects_heuristic",
+    args = ["train", "tests/data/six_suspects_base.yaml", "pretrain.teacher=six_suspects_heuristic",
             "pretrain.games=10", "train.total_timesteps=512", "train.n_envs=2", "ppo.n_steps=256",
             "ppo.batch_size=256", "train.eval_every=0", "eval.games=2", "--out", str(out), "--no-progress"]  # fmt: skip
     assert main(args) == 0
@@ -63,7 +63,7 @@ def test_a_run_with_pretraining_reports_it_in_the_run_and_the_policy_file(tmp_pa
 )
 def test_bad_pretraining_configs_are_refused(overrides: list[str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        load_config("configs/six_suspects/quick.yaml", overrides)
+        load_config("tests/data/six_suspects_base.yaml", overrides)
 
 
 def test_no_teacher_means_no_pretraining_and_is_valid() -> None:

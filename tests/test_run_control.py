@@ -19,7 +19,7 @@ pytest.importorskip("sb3_contrib")
 from parlour.training.cli import main  # noqa: E402
 from parlour.training.policies import read_meta  # noqa: E402
 
-CONFIG = Path(__file__).resolve().parents[1] / "configs" / "six_suspects" / "quick.yaml"
+CONFIG = Path(__file__).resolve().parent / "data" / "six_suspects_base.yaml"
 #: A run of a few seconds: 128 steps a rollout (2 envs x 64).
 TINY = [
     "train.n_envs=2",
@@ -116,7 +116,7 @@ def test_the_same_command_runs_again_into_a_fresh_folder_and_prints_the_same_tab
     monkeypatch.chdir(tmp_path)
     argv = ["train", str(CONFIG), *TINY, "train.total_timesteps=256", "--no-progress"]
     tables = []
-    for folder in ("quick-seed0", "quick-seed0-2"):
+    for folder in ("six_suspects_base-seed0", "six_suspects_base-seed0-2"):
         assert main(argv) == 0
         captured = capsys.readouterr()
         assert f"run folder: runs/six_suspects_v0/{folder}" in captured.err
@@ -124,10 +124,10 @@ def test_the_same_command_runs_again_into_a_fresh_folder_and_prints_the_same_tab
     assert tables[0] == tables[1]
     # --resume without --out takes the newest run of that config and seed
     assert main([*argv[:1], str(CONFIG), "--resume", "--no-progress"]) == 0
-    assert "resuming runs/six_suspects_v0/quick-seed0-2 from step 256" in capsys.readouterr().err
+    assert "resuming runs/six_suspects_v0/six_suspects_base-seed0-2 from step 256" in capsys.readouterr().err
     # --overwrite starts a run afresh, and deletes nothing that is not a run folder
-    assert main([*argv, "--out", "runs/six_suspects_v0/quick-seed0", "--overwrite"]) == 0
-    assert len((tmp_path / "runs/six_suspects_v0/quick-seed0/command.txt").read_text().splitlines()) == 1
+    assert main([*argv, "--out", "runs/six_suspects_v0/six_suspects_base-seed0", "--overwrite"]) == 0
+    assert len((tmp_path / "runs/six_suspects_v0/six_suspects_base-seed0/command.txt").read_text().splitlines()) == 1
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "keep.txt").write_text("mine")
     assert main([*argv, "--out", "notes", "--overwrite"]) == 2

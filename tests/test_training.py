@@ -29,7 +29,7 @@ from parlour.training.evaluate import run_evaluation  # noqa: E402
 from parlour.training.policies import CheckpointError, save_checkpoint  # noqa: E402
 from parlour.training.single_agent import SingleAgentEnv  # noqa: E402
 
-CONFIG = Path(__file__).resolve().parents[1] / "configs" / "six_suspects" / "quick.yaml"
+CONFIG = Path(__file__).resolve().parent / "data" / "six_suspects_base.yaml"
 
 
 class Announcer(Policy):
