@@ -110,8 +110,10 @@ def test_unknown_or_foreign_feature_sets_are_refused_with_the_allowed_names() ->
         match=r"unknown feature set 'nope' for lady_alice_v1: expected one of \['lady_alice_belief', 'lady_alice_inquiry'\]",
     ):
         lookup(["nope"], LA)
-    with pytest.raises(ValueError, match=r"for six_suspects_v0: expected one of \[\]"):
+    with pytest.raises(ValueError, match=r"for six_suspects_v0: expected one of \['six_suspects_belief'\]"):
         lookup(["lady_alice_belief"], "six_suspects_v0")
+    with pytest.raises(ValueError, match=r"for goes_to_eleven_v0: expected one of \[\]"):  # a game with none
+        lookup(["lady_alice_belief"], "goes_to_eleven_v0")
 
 
 @pytest.mark.parametrize(
