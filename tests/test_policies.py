@@ -157,9 +157,9 @@ def test_every_kind_of_mismatch_is_refused_before_the_first_step(
 
 
 def test_the_reward_keyword_may_differ() -> None:
-    # trained with the dense 'margin' reward; a table scored by wins is the same game
-    assert read_spec(shipped_path("goes_to_eleven_ppo"))["options"]["reward"] == "margin"
-    assert resolve("goes_to_eleven_ppo", "goes_to_eleven_v0", 4, {"reward": "win"}).name == "goes_to_eleven_ppo"
+    # trained with the 'win' reward; a table scored by the dense 'margin' reward is the same game
+    assert read_spec(shipped_path("goes_to_eleven_ppo"))["options"]["reward"] == "win"
+    assert resolve("goes_to_eleven_ppo", "goes_to_eleven_v0", 4, {"reward": "margin"}).name == "goes_to_eleven_ppo"
 
 
 COMMAND_MISMATCHES = [
