@@ -249,7 +249,8 @@ def evaluate_game(
         from parlour.training.deduction import accusation_table
         from parlour.training.scenarios import resolve_opponents
 
-        bots_of_note = [b for b in bots if b.name.endswith(("_heuristic", "_expert"))]
+        refs = _reference_bots([b.name for b in bots]) or ()
+        bots_of_note = [b for b in bots if b.name in refs]
         report["accusations"] = accusation_table(
             env_name,
             [*trained, *bots_of_note],
@@ -489,10 +490,10 @@ def _render_game(r: dict[str, Any]) -> list[str]:
 GAP_TARGET = 0.5
 
 
-def _reference_bots(r: dict[str, Any]) -> tuple[str, str] | None:
-    """The game's heuristic and expert bots among the evaluated policies (``<game>_heuristic``, ``<game>_expert``)."""
-    heuristic = [p for p in r["policies"] if p.endswith("_heuristic")]
-    expert = [p for p in r["policies"] if p.endswith("_expert")]
+def _reference_bots(names: list[str]) -> tuple[str, str] | None:
+    """The game's heuristic and expert bots among ``names`` (``<game>_heuristic``, ``<game>_expert``)."""
+    heuristic = [p for p in names if p.endswith("_heuristic")]
+    expert = [p for p in names if p.endswith("_expert")]
     return (heuristic[0], expert[0]) if len(heuristic) == 1 and len(expert) == 1 else None
 
 
@@ -506,7 +507,7 @@ def goal_comparison(r: dict[str, Any]) -> dict[str, Any] | None:
     ``gap_closed`` is (seeds − heuristic) / (expert − heuristic), where the expert is above the heuristic."""
     from parlour.training.stats import clustered_interval
 
-    bots = _reference_bots(r)
+    bots = _reference_bots(r["policies"])
     if bots is None:
         return None
     heuristic, expert = bots
