@@ -204,13 +204,20 @@ class ElevensesHeuristic(Policy):
         return max(others, key=lambda x: (view.plates[x], -x))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        view = decode(observation)
-        scores = np.zeros(len(action_mask))
+        scores = self.scores(decode(observation), observation, action_mask, rng)
+        return choose_best(np.nan_to_num(scores, nan=0.0), action_mask, rng)  # an action it did not score counts 0
+
+    def scores(
+        self, view: View, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """This bot's score of every action (NaN where it scores none); ``rng`` adds its small random tie-break
+        among cards (``None``: none)."""
+        scores = np.full(len(action_mask), np.nan)
         ph = view.phase
         if ph == R.TURN:
             for back, k in view.hand:
                 a = card_action(back, k)
-                scores[a] = card_value(view, k) + rng.random() * 0.1
+                scores[a] = card_value(view, k) + _jitter(rng)
                 if k == R.ELEVENSES:
                     scores[a] = 100.0 if self.end_now(view) else -100.0
             scores[R.REARRANGE] = 0.0
@@ -256,7 +263,7 @@ class ElevensesHeuristic(Policy):
             scores[R.STOP] = worst
             for back, k in view.other_hand:
                 scores[card_action(back, k)] = card_value(view, k)
-        return choose_best(scores, action_mask, rng)
+        return scores
 
     def end_now(self, view: View) -> bool:
         own = view.plates[0]
@@ -274,6 +281,18 @@ class ElevensesHeuristic(Policy):
         return scores
 
 
+def _jitter(rng: np.random.Generator | None) -> float:
+    """The bots' small random preference among cards of equal worth (none without a generator)."""
+    return 0.0 if rng is None else float(rng.random()) * 0.1
+
+
+#: The phases where the expert weighs every candidate move itself (an action it did not score is never taken); in
+#: the others it follows the rules of thumb, where an unscored action counts 0.
+WEIGHED_PHASES = frozenset(
+    (R.ADD, R.LATE, R.MOVE_FROM, R.MOVE_TO, R.SWAP_1, R.SWAP_2, R.CUCUMBER_1, R.CUCUMBER_2, R.LOOK, R.TURN)
+)
+
+
 class ElevensesExpert(ElevensesHeuristic):
     """Belief over the Murderer card(s) and win-if-it-ended-now scoring (see the module docstring)."""
 
@@ -285,11 +304,12 @@ class ElevensesExpert(ElevensesHeuristic):
     #: Weight of a card's :meth:`gain` beside its teaspoons when choosing what to play.
     gain_weight = 5.0
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        view = decode(observation)
+    def scores(
+        self, view: View, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
         ph = view.phase
         p = belief(view)
-        scores = np.full(len(action_mask), -np.inf)
+        scores = np.full(len(action_mask), np.nan)
         if ph in (R.ADD, R.LATE):
             for x in view.positions:
                 plates = view.plates.copy()
@@ -310,7 +330,7 @@ class ElevensesExpert(ElevensesHeuristic):
                 if x != 0:
                     scores[R.GUILT_BASE + x] = -abs(p[x] - 0.5) - (1.0 if view.guilt[x].any() else 0.0)
         elif ph == R.CLAIM:
-            return self.claim(view, observation, p, action_mask, rng)
+            return self.claim(view, observation, p)
         elif ph == R.TURN:
             chance = self.value(view, view.plates, p, late=True)
             for back, k in view.hand:
@@ -321,12 +341,22 @@ class ElevensesExpert(ElevensesHeuristic):
                     scores[a] = 100.0 if chance >= self.end_threshold else -100.0
                 else:
                     gain = self.gain(view, k, p)
-                    scores[a] = card_value(view, k) + self.gain_weight * gain + rng.random() * 0.1
+                    scores[a] = card_value(view, k) + self.gain_weight * gain + _jitter(rng)
             scores[R.REARRANGE] = 0.0
             scores[R.PASS_TURN] = -50.0
         else:
-            return super().act(observation, action_mask, rng)
-        return choose_best(scores, action_mask, rng)
+            return super().scores(view, observation, action_mask, rng)
+        return scores
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        view = decode(observation)
+        return choose_best(self.filled(view, self.scores(view, observation, action_mask, rng)), action_mask, rng)
+
+    @staticmethod
+    def filled(view: View, scores: np.ndarray) -> np.ndarray:
+        """What it does not score: 0 where the rules of thumb decide (as the heuristic), never where it weighs
+        moves."""
+        return np.nan_to_num(scores, nan=-np.inf if view.phase in WEIGHED_PHASES else 0.0)
 
     def gain(self, view: View, number: int, p: np.ndarray) -> float:
         """How much the card's special action could raise :meth:`value` (cubes and Guilt cards; 0 for the rest)."""
@@ -394,12 +424,10 @@ class ElevensesExpert(ElevensesHeuristic):
                 plates[best] += 1
         return win_chance(view, plates, p) + self.shaping_weight * shaping(view, plates, p)
 
-    def claim(
-        self, view: View, observation: np.ndarray, p: np.ndarray, mask: np.ndarray, rng: np.random.Generator
-    ) -> int:
+    def claim(self, view: View, observation: np.ndarray, p: np.ndarray) -> np.ndarray:
         looked = int(np.argmax(observation[_LAYOUT.slices["looked"]]))
         saw_murderer = bool(view.guilt[looked, 1])
-        scores = np.zeros(len(mask))
+        scores = np.full(R.NUM_ACTIONS, np.nan)
         if p[0] >= 0.5 and not saw_murderer:
             # A murderer frames an innocent who already draws suspicion, else keeps quiet.
             lead = max(view.plates[x] for x in view.positions if x != 0)
@@ -408,7 +436,7 @@ class ElevensesExpert(ElevensesHeuristic):
             scores[R.SILENT] = 1.0  # the other murderer (five players): no need to expose a partner
         else:
             scores[R.CLAIM_MURDERER if saw_murderer else R.CLAIM_INNOCENT] = 1.0
-        return choose_best(scores, mask, rng)
+        return scores
 
 
 def _best_parts(pairs: list[tuple[int, int]], first: int, evaluate: Callable[[int, int], float]) -> dict[int, float]:
@@ -445,6 +473,27 @@ def belief_features(observation: np.ndarray) -> np.ndarray:
 
 
 BELIEF_SIZE = POS + 2
+
+
+def options_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    """The expert's weighing of the legal actions at this decision, as numbers a network can take: per action, its
+    score relative to the expert's best (1 for the best, falling by 1 per unit of score, 0 at a unit or more below
+    it and for every action that is illegal or that the expert would never take), then a 1 for each action the
+    expert would choose (the best, ties included; its small random preference among cards left out). A function of
+    the observation and the action mask alone."""
+    view = decode(observation)
+    expert = ElevensesExpert()
+    s = expert.filled(view, expert.scores(view, observation, action_mask, None))
+    s = np.where(action_mask.astype(bool), s, -np.inf)
+    out = np.zeros((2, R.NUM_ACTIONS), np.float32)
+    if np.isfinite(s).any():
+        rel = s - s.max()
+        out[0] = np.clip(1.0 + rel, 0.0, 1.0)
+        out[1] = rel >= -1e-9
+    return out.ravel()
+
+
+OPTIONS_SIZE = 2 * R.NUM_ACTIONS
 
 
 #: In the search bot's playouts: this share of decisions is uniformly random, the rest follow the rules of thumb.
@@ -503,6 +552,14 @@ FEATURES: tuple[Features, ...] = (
         belief_features,
         "the expert's belief over the Murderer card(s), the chance of winning if the game ended now, the cube "
         "shaping score",
+    ),
+    Features(
+        "elevenses_options",
+        GAMES,
+        OPTIONS_SIZE,
+        options_features,
+        "the expert's score of every legal action relative to its best, and the action(s) it would choose",
+        uses_mask=True,
     ),
 )
 #: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,

@@ -1,8 +1,9 @@
 """Observation features: named functions of one seat's observation that a trained policy takes beside it.
 
-A feature set is computed from the observation alone -- the same vector the seat's bots decode -- so a policy that
-uses one still plays through ``act(observation, action_mask, rng)`` and can depend on nothing its seat cannot know:
-the hidden-information audit of the env covers it by construction. A policy file names its feature sets in its
+A feature set is computed from the observation alone -- the same vector the seat's bots decode -- or, where it says
+so (``uses_mask``), from the observation and the action mask, so a policy that uses one still plays through
+``act(observation, action_mask, rng)`` and can depend on nothing its seat cannot know: the hidden-information audit
+of the env covers both by construction. A policy file names its feature sets in its
 ``network`` entry (``"features": [NAME, …]``); loading looks the names up here, in the package, never in the file,
 so a file cannot bring code with it.
 
@@ -25,13 +26,15 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Features:
-    """A named feature set: ``compute(observation)`` returns ``size`` float32 values for any env in ``games``."""
+    """A named feature set: ``compute(observation)`` (``compute(observation, action_mask)`` with ``uses_mask``)
+    returns ``size`` float32 values for any env in ``games``."""
 
     name: str
     games: tuple[str, ...]
     size: int
-    compute: Callable[[np.ndarray], np.ndarray]
+    compute: Callable[..., np.ndarray]
     doc: str = ""
+    uses_mask: bool = False
 
 
 def registry() -> dict[str, Features]:
@@ -78,14 +81,23 @@ def field_index(env_name: str, num_players: int, options: dict[str, Any], fields
     return np.concatenate([every[layout[f.name]] for f in layout.fields if f.name in fields])
 
 
-def with_features(features: Sequence[Features], observation: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+def with_features(
+    features: Sequence[Features],
+    observation: np.ndarray,
+    keep: np.ndarray | None = None,
+    action_mask: np.ndarray | None = None,
+) -> np.ndarray:
     """The policy network's input: the observation (only its positions ``keep``, from :func:`field_index`, when
-    given) followed by every feature set's values, which are computed from the whole observation."""
+    given) followed by every feature set's values, which are computed from the whole observation (and the action
+    mask, for a set that uses it: one that does raises ``ValueError`` without it)."""
     if not features and keep is None:
         return observation
     parts = [np.asarray(observation if keep is None else observation[keep], np.float32)]
     for f in features:
-        values = np.asarray(f.compute(observation), np.float32)
+        if f.uses_mask and action_mask is None:
+            raise ValueError(f"feature set {f.name!r} reads the action mask: pass action_mask")
+        raw = f.compute(observation, np.asarray(action_mask, bool)) if f.uses_mask else f.compute(observation)
+        values = np.asarray(raw, np.float32)
         if values.shape != (f.size,):
             raise ValueError(f"feature set {f.name!r} returned shape {values.shape}, expected ({f.size},)")
         parts.append(values)

@@ -407,7 +407,7 @@ class PolicyFile(TrainedPolicy):
         self.deterministic = deterministic
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        x = with_features(self.features, observation, self.keep)
+        x = with_features(self.features, observation, self.keep, action_mask)
         logits = np.where(action_mask.astype(bool), self.network.logits(x), -np.inf)
         z = np.exp(logits - logits.max())
         out: np.ndarray = z / z.sum()

@@ -248,6 +248,42 @@ def test_elevenses_belief_is_a_distribution_over_the_murderer_cards(num_players:
     assert steps > 20
 
 
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_elevenses_options_mark_the_experts_choice_among_the_legal_actions(num_players: int) -> None:
+    from parlour.baselines.elevenses import options_features
+    from parlour.envs.elevenses import rules as ER
+
+    env = make("elevenses_v0", num_players=num_players)
+    expert = make_bot("elevenses_expert", "elevenses_v0")
+    decisions = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not env.game_over:
+            obs = env.observe(env.agent_selection)
+            mask = obs["action_mask"].astype(bool)
+            rel, top = options_features(obs["observation"], obs["action_mask"]).reshape(2, ER.NUM_ACTIONS)
+            np.testing.assert_array_equal(options_features(obs["observation"], obs["action_mask"]), np.r_[rel, top])
+            assert top.any() and not top[~mask].any() and not rel[~mask].any()  # only legal actions are marked
+            np.testing.assert_array_equal(top > 0, rel == 1)  # the chosen ones are the best-scored
+            action = expert.act(obs["observation"], obs["action_mask"], rng)
+            # the expert takes a marked action, or (its random preference among cards, under 0.1) one just below
+            assert top[action] or rel[action] > 0.9
+            env.step(action)
+            decisions += 1
+    assert decisions > 60
+
+
+def test_a_feature_set_that_reads_the_mask_gets_it_and_is_refused_without_it() -> None:
+    from parlour.baselines.features import Features
+
+    seen = Features("mask_echo", (LA,), 3, lambda obs, mask: mask[:3].astype(np.float32), uses_mask=True)
+    obs = np.zeros(4, np.float32)
+    np.testing.assert_array_equal(with_features([seen], obs, None, np.array([1, 0, 1, 1], bool)), [0, 0, 0, 0, 1, 0, 1])
+    with pytest.raises(ValueError, match="feature set 'mask_echo' reads the action mask: pass action_mask"):
+        with_features([seen], obs)
+
+
 class Reckless(Policy):
     """Accuses at its first Deductions turn, naming the first legal clues: never sure, seldom right."""
 

@@ -166,7 +166,7 @@ class PickledCheckpointPolicy(TrainedPolicy):
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         torch = self._torch
         with torch.no_grad():
-            x = with_features(self.features, observation, self.keep)
+            x = with_features(self.features, observation, self.keep, action_mask)
             obs = torch.as_tensor(x[None], dtype=torch.float32)
             dist = self.model.policy.get_distribution(obs, action_masks=action_mask[None].astype(bool))
             probs: np.ndarray = dist.distribution.probs[0].numpy()  # type: ignore[union-attr]

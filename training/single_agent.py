@@ -184,4 +184,4 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _obs(self) -> np.ndarray:
         self._last_obs = self.aec.observe(self.learner)
-        return with_features(self.features, self._last_obs["observation"], self.keep)
+        return with_features(self.features, self._last_obs["observation"], self.keep, self._last_obs["action_mask"])

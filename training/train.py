@@ -347,7 +347,7 @@ class _ModelPolicy(Policy):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         action, _ = self.model.predict(
-            with_features(self.features, observation, self.keep),
+            with_features(self.features, observation, self.keep, action_mask),
             action_masks=action_mask.astype(bool),
             deterministic=self.deterministic,
         )
