@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytest.importorskip("sb3_contrib")
 
@@ -119,7 +120,31 @@ def test_benchmark_reproduces_a_bots_published_row(capsys: pytest.CaptureFixture
     assert code == 2
     assert "results are comparable only on the same set" in capsys.readouterr().err
     assert main(["benchmark", "goes_to_eleven_v0", "random", "--scenarios", "v9"]) == 2
-    assert "unknown scenario set 'v9'; available: ['v1']" in capsys.readouterr().err
+    assert "unknown scenario set 'v9'; available: ['v1', 'v2']" in capsys.readouterr().err
+    assert main(["benchmark", "goes_to_eleven_v0", "random", "--scenarios", "v2"]) == 2  # a set without the game
+    assert "scenario set v2 has no goes_to_eleven_v0; it has ['elevenses_v0']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game", ["six_suspects", "goes_to_eleven", "lady_alice", "elevenses"])
+def test_each_game_publishes_its_newest_scenario_set(game: str) -> None:
+    """BASELINES.md, `parlour benchmark`'s default and the stored results all use the game's newest set."""
+    spec = yaml.safe_load((ROOT / "configs" / game / "baselines.yaml").read_text())
+    assert spec["scenarios"] == scenarios.current(spec["env"])
+    results = json.loads((ROOT / "baselines" / "checkpoints" / f"{spec['env']}_results.json").read_text())
+    assert results["scenario_set"] == spec["scenarios"]
+    assert scenarios.scenario(spec["env"]) == scenarios.scenario(spec["env"], spec["scenarios"])
+
+
+def test_elevenses_v2_is_its_v1_scenario_on_more_deals() -> None:
+    v1, v2 = scenarios.scenario("elevenses_v0", "v1"), scenarios.scenario("elevenses_v0", "v2")
+    assert (v2.num_players, v2.opponents, v2.deal_set, v2.options) == (
+        v1.num_players,
+        v1.opponents,
+        v1.deal_set,
+        v1.options,
+    )
+    assert (v1.deals, v2.deals) == (50, 200)
+    assert scenarios.current("elevenses_v0") == "v2" and scenarios.current("six_suspects_v0") == "v1"
 
 
 def test_every_committed_seed_is_current_for_its_spec_even_with_keys_added_to_the_schema_since() -> None:

@@ -19,6 +19,7 @@ from parlour.training.scenarios import (
     ScenarioError,
     benchmark_report,
     check_same_set,
+    current,
     header,
     rows,
     scenario,
@@ -41,7 +42,7 @@ def run_benchmark(
     env_name: str,
     specs: Sequence[str],
     *,
-    version: str = "v1",
+    version: str | None = None,
     out: str | Path | None = None,
     compare: str | Path | None = None,
     trust_pickle: bool = False,
@@ -51,6 +52,7 @@ def run_benchmark(
 ) -> str:
     """Evaluate ``specs`` on the scenario (``workers``: Ray workers sharing the deals); returns the Markdown printed
     (and written to ``out``)."""
+    version = version or current(env_name)
     sc = scenario(env_name, version)
     other = None
     if compare is not None:

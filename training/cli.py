@@ -618,7 +618,11 @@ def build_parser() -> argparse.ArgumentParser:
     bm.add_argument(
         "policies", help="comma-separated policies: bot or shipped names, policy files (*.json), module:attribute"
     )
-    bm.add_argument("--scenarios", default="v1", help="benchmark scenario set (default v1)")
+    bm.add_argument(
+        "--scenarios",
+        default=None,
+        help="benchmark scenario set (default: the game's newest, the one BASELINES.md publishes: v2 for Elevenses, v1 for the others)",
+    )
     bm.add_argument("--out", default=None, help="folder for benchmark.json and benchmark.md")
     bm.add_argument("--compare", default=None, help="another benchmark.json to print beside (same scenario set only)")
     bm.add_argument("--no-progress", action="store_true", help="no progress bar")

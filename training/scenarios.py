@@ -6,7 +6,9 @@ seated once per deal in every seat, against each opponent. ``parlour benchmark``
 evaluate through :func:`benchmark_report`, so a bot benchmarked by a user gets exactly its BASELINES row.
 
 Never change a published set: add ``v2`` instead. Results carry their set's name, and results of different sets
-are not compared.
+are not compared. A set need not hold every game: ``v2`` holds only Elevenses (its ``v1`` scenario, on 200 deals
+instead of 50). A game's current set -- the one its BASELINES.md section publishes, and the default of
+``parlour benchmark`` -- is the newest set that holds it (:func:`current`).
 """
 
 from __future__ import annotations
@@ -46,15 +48,27 @@ def _scenario_sets() -> dict[str, dict[str, Scenario]]:
 
 #: The published scenario sets, by version. A set, once published, never changes for a game already in it.
 SCENARIO_SETS: dict[str, dict[str, Scenario]] = _scenario_sets()
-#: The scenario set used when none is named.
+#: The newest scenario set that holds every game (``parlour bench --eval-workers`` plays its scenarios).
 LATEST = "v1"
+
+
+def current(env_name: str) -> str:
+    """The newest scenario set that holds ``env_name``: the one BASELINES.md publishes for it, and the set used when
+    none is named."""
+    held = [v for v, games in SCENARIO_SETS.items() if env_name in games]
+    if not held:
+        raise ScenarioError(f"no scenario set holds {env_name}; the sets hold {sorted(SCENARIO_SETS[LATEST])}")
+    return max(held, key=lambda v: int(v.lstrip("v")))
 
 
 class ScenarioError(ValueError):
     """An unknown scenario set or game, or results of different sets put side by side."""
 
 
-def scenario(env_name: str, version: str = LATEST) -> Scenario:
+def scenario(env_name: str, version: str | None = None) -> Scenario:
+    """The scenario of ``env_name`` in set ``version`` (default: the game's :func:`current` set)."""
+    if version is None:
+        version = current(env_name)
     if version not in SCENARIO_SETS:
         raise ScenarioError(f"unknown scenario set {version!r}; available: {sorted(SCENARIO_SETS)}")
     games = SCENARIO_SETS[version]
