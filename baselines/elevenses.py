@@ -204,8 +204,12 @@ class ElevensesHeuristic(Policy):
         return max(others, key=lambda x: (view.plates[x], -x))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        scores = self.scores(decode(observation), observation, action_mask, rng)
-        return choose_best(np.nan_to_num(scores, nan=0.0), action_mask, rng)  # an action it did not score counts 0
+        view = decode(observation)
+        return choose_best(self.filled(view, self.scores(view, observation, action_mask, rng)), action_mask, rng)
+
+    def filled(self, view: View, scores: np.ndarray) -> np.ndarray:
+        """The scores with what it does not score filled in: 0, as the rules of thumb count an unscored action."""
+        return np.nan_to_num(scores, nan=0.0)
 
     def scores(
         self, view: View, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator | None
@@ -348,12 +352,7 @@ class ElevensesExpert(ElevensesHeuristic):
             return super().scores(view, observation, action_mask, rng)
         return scores
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        view = decode(observation)
-        return choose_best(self.filled(view, self.scores(view, observation, action_mask, rng)), action_mask, rng)
-
-    @staticmethod
-    def filled(view: View, scores: np.ndarray) -> np.ndarray:
+    def filled(self, view: View, scores: np.ndarray) -> np.ndarray:
         """What it does not score: 0 where the rules of thumb decide (as the heuristic), never where it weighs
         moves."""
         return np.nan_to_num(scores, nan=-np.inf if view.phase in WEIGHED_PHASES else 0.0)
