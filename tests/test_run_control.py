@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from parlour.training.cli import main  # noqa: E402
-from parlour.training.policies import read_meta  # noqa: E402
+from parlour.training.train import checkpoint_step  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parent / "data" / "six_suspects_base.yaml"
 #: A run of a few seconds: 128 steps a rollout (2 envs x 64).
@@ -81,11 +81,12 @@ def test_ctrl_c_saves_a_checkpoint_and_resume_reaches_the_runs_own_budget(
     err = capsys.readouterr().err
     (line,) = _resume_lines(err)  # one line, no traceback
     assert "Traceback" not in err
-    stopped = read_meta(run / "checkpoints" / "latest.zip")["timesteps"]
+    stopped = checkpoint_step(run)
+    assert stopped is not None
     assert 0 < stopped < 1024
     assert line == (
         f"parlour train: stopped by SIGINT at step {stopped:,} of 1,024; checkpoint saved to "
-        f"{run / 'checkpoints' / 'latest.zip'}; resume with: parlour train --resume --out {run}"
+        f"{run / 'checkpoints' / 'latest'}; resume with: parlour train --resume --out {run}"
     )
     assert json.loads((run / "metrics.json").read_text())["timesteps"] == stopped
     assert not (run / "policy.json").exists()
@@ -122,8 +123,12 @@ def test_the_same_command_runs_again_into_a_fresh_folder_and_prints_the_same_tab
         assert f"run folder: runs/six_suspects_v0/{folder}" in captured.err
         tables.append(captured.out[captured.out.index("| policy |") :])
     assert tables[0] == tables[1]
-    # --resume without --out takes the newest run of that config and seed
+    # --resume without --out takes the newest run of that config and seed; a finished run says so, changing nothing
+    metrics = (tmp_path / "runs/six_suspects_v0/six_suspects_base-seed0-2/metrics.json").read_bytes()
     assert main([*argv[:1], str(CONFIG), "--resume", "--no-progress"]) == 0
+    assert "runs/six_suspects_v0/six_suspects_base-seed0-2 is finished" in capsys.readouterr().err
+    assert (tmp_path / "runs/six_suspects_v0/six_suspects_base-seed0-2/metrics.json").read_bytes() == metrics
+    assert main([*argv[:1], str(CONFIG), "--resume", "train.total_timesteps=384", "--no-progress"]) == 0
     assert "resuming runs/six_suspects_v0/six_suspects_base-seed0-2 from step 256" in capsys.readouterr().err
     # --overwrite starts a run afresh, and deletes nothing that is not a run folder
     assert main([*argv, "--out", "runs/six_suspects_v0/six_suspects_base-seed0", "--overwrite"]) == 0
@@ -131,7 +136,10 @@ def test_the_same_command_runs_again_into_a_fresh_folder_and_prints_the_same_tab
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "keep.txt").write_text("mine")
     assert main([*argv, "--out", "notes", "--overwrite"]) == 2
-    assert "notes is not a run folder (no config.yaml); refusing to delete it" in capsys.readouterr().err
+    assert (
+        "--overwrite: refusing to delete notes: it is not a run folder Parlour made (no .parlour-run.json); it holds "
+        "keep.txt" in capsys.readouterr().err
+    )
     assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
 
 
@@ -163,8 +171,8 @@ def test_a_signal_to_the_command_saves_and_exits_with_one_line(tmp_path: Path, s
     assert "Traceback" not in err
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"parlour train: stopped by {signal.Signals(sig).name} at step ")
-    assert last.endswith(f"resume with: parlour train --resume --out {run}")
-    assert read_meta(run / "checkpoints" / "latest.zip")["timesteps"] >= 128
+    assert last.endswith(f"resume with: {parlour} train --resume --out {run}")  # the executable the user ran
+    assert (checkpoint_step(run) or 0) >= 128
 
 
 def test_without_the_train_extra_the_messages_say_what_to_install(

@@ -31,6 +31,7 @@ import numpy as np
 
 from parlour.baselines import CHECKPOINT_DIR, available, game_name, make, shipped_checkpoint
 from parlour.baselines.policy_file import PolicyFile, read_spec, table_for
+from parlour.envs.fileio import atomic_write
 from parlour.training.scenarios import benchmark_report, cell, header, scenario
 from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, probability_of_improvement, seed_aggregate
 
@@ -192,10 +193,7 @@ def ship(env_name: str, spec: BaselineSpec, folder: Path = CHECKPOINTS) -> Path:
     target = folder / f"{env_name}_ppo.json"
     data = read_spec(source)
     data["training"]["shipped_seed"] = spec.shipped_seed
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, default=str) + "\n")
-    os.replace(tmp, target)
-    return target
+    return atomic_write(target, json.dumps(data, indent=1, default=str) + "\n")
 
 
 def evaluate_game(

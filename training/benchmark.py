@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from parlour.baselines import CHECKPOINT_DIR, resolve, short_label
+from parlour.envs.fileio import atomic_write
 from parlour.training.scenarios import (
     ScenarioError,
     benchmark_report,
@@ -89,7 +90,7 @@ def run_benchmark(
     if out is not None:
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "benchmark.json").write_text(json.dumps(report, indent=1) + "\n")
-        (folder / "benchmark.md").write_text(text + "\n")
+        atomic_write(folder / "benchmark.json", json.dumps(report, indent=1) + "\n")
+        atomic_write(folder / "benchmark.md", text + "\n")
         text += f"\n\nwrote {folder / 'benchmark.json'} and {folder / 'benchmark.md'}"
     return text

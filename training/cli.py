@@ -96,11 +96,30 @@ def _suffix(path: Path, base: str) -> int:
 
 def _fresh_default_run(config: str, game: str, seed: int) -> Path:
     """A new run folder for a run started without ``--out``: the same command run again gets its own folder."""
-    runs = [p for p in _default_runs(config, game, seed) if p.is_dir() and any(p.iterdir())]
+    runs = [
+        p
+        for p in _default_runs(config, game, seed)
+        if p.is_dir() and any(q.name != ".parlour-lock" for q in p.iterdir())
+    ]
     base = Path("runs") / game / f"{Path(config).stem}-seed{seed}"
     if not runs:
         return base
     return base.parent / f"{base.name}-{_suffix(runs[-1], base.name) + 1}"
+
+
+def _executable() -> str:
+    """The command the user typed to run Parlour, for the lines that tell them what to type next: the ``parlour``
+    script they ran (``.venv/bin/parlour`` when that is what ran), or ``python -m parlour.training.cli``."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if Path(argv0).name == "parlour":
+        return shlex.quote(argv0)
+    if argv0.endswith(("cli.py", "__main__.py")):
+        return f"{shlex.quote(sys.executable)} -m parlour.training.cli"
+    return "parlour"
+
+
+def _resume_line(run: Path) -> str:
+    return f"{_executable()} train --resume --out {shlex.quote(str(run))}"
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
@@ -109,7 +128,16 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
         require_train_extra("parlour train")
         from parlour.training.config import ConfigError, load_config
-        from parlour.training.train import RunError, TrainingStopped, checkpoint_step, resume_config, train
+        from parlour.training.train import (
+            RunError,
+            RunFinished,
+            TrainingStopped,
+            checkpoint_step,
+            is_finished,
+            is_run,
+            resume_config,
+            train,
+        )
     except ImportError as exc:
         print(f"parlour train: {exc}", file=sys.stderr)
         return 2
@@ -127,6 +155,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     command = shlex.join(["parlour", *args.argv])
     if args.ray_address:
         overrides.append(f"rllib.ray_address={args.ray_address}")
+    if args.trust_pickle and not args.resume:
+        overrides.append("trust_pickle=true")  # recorded in the run's config (a resume asks for the flag again)
     if args.seeds is not None:
         return _train_seeds(args, config, overrides, command)
     run: Path | None = None
@@ -141,7 +171,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
                 if not existing:
                     raise RunError(f"--resume: no run of {config} with seed {named.seed} under runs/; give --out RUN")
                 run = existing[-1]
-            cfg, changes = resume_config(run, overrides)
+            cfg, changes = resume_config(run, overrides, trusted=args.trust_pickle)
+            if is_finished(run, cfg):
+                raise RunFinished(run, cfg.train.total_timesteps)
             step = checkpoint_step(run)
             at = f"step {step:,}" if step is not None else "the start"
             changed = "; changed on this command: " + ", ".join(
@@ -158,24 +190,32 @@ def _cmd_train(args: argparse.Namespace) -> int:
             run = Path(args.out) if args.out else _fresh_default_run(config, cfg.game.name, cfg.seed)
             print(f"run folder: {run}", file=sys.stderr)
         metrics = train(
-            cfg, run, resume=args.resume, command=command, progress=not args.no_progress, overwrite=args.overwrite
+            cfg,
+            run,
+            resume=args.resume,
+            command=command,
+            progress=not args.no_progress,
+            overwrite=args.overwrite,
+            trust_pickle=args.trust_pickle,
         )
-    except (ConfigError, RunError, ValueError) as exc:
+    except RunFinished as exc:
+        print(f"parlour train: {exc}", file=sys.stderr)
+        return 0
+    except (ConfigError, RunError, ValueError, OSError) as exc:
         print(f"parlour train: {exc}", file=sys.stderr)
         return 2
     except TrainingStopped as exc:
-        print(
-            f"parlour train: {exc}; resume with: parlour train --resume --out {shlex.quote(str(run))}", file=sys.stderr
-        )
+        assert run is not None
+        print(f"parlour train: {exc}; resume with: {_resume_line(run)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        # a second Ctrl-C, or one during setup or the final evaluation: the latest checkpoint is what is kept
-        assert run is not None
-        print(
-            f"parlour train: interrupted; the run continues from its latest checkpoint with: parlour train --resume "
-            f"--out {shlex.quote(str(run))}",
-            file=sys.stderr,
-        )
+        # a second Ctrl-C, or one during start-up or the final evaluation: say truthfully what was kept
+        if run is not None and is_run(run):
+            step = checkpoint_step(run)
+            kept = f"from its checkpoint at step {step:,}" if step is not None else "from the start"
+            print(f"parlour train: interrupted; the run continues {kept} with: {_resume_line(run)}", file=sys.stderr)
+        else:
+            print("parlour train: interrupted before the run folder was made; nothing was kept", file=sys.stderr)
         return 128 + _SIGNAL_RECEIVED[0]
     print(f"\nrun folder: {run}")
     env_share = metrics["env_share"]
@@ -458,6 +498,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             seed=args.seed,
             options=options,
             record_path=Path(args.record) if args.record else None,
+            overwrite=args.overwrite,
             trust_pickle=args.trust_pickle,
         )
     except (ValueError, ImportError) as exc:
@@ -467,12 +508,12 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from parlour.training.play import replay_game
+    from parlour.training.play import replay_game, shown
 
     try:
         replay_game(Path(args.record), perspective=args.perspective, god=args.god)
     except ValueError as exc:
-        print(f"parlour replay: {exc}", file=sys.stderr)
+        print(f"parlour replay: {shown(exc)}", file=sys.stderr)  # nothing from the file reaches the terminal raw
         return 2
     return 0
 
@@ -551,6 +592,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--ray-address",
         default="",
         help="Ray cluster to join for --seeds and trainer: rllib (sets rllib.ray_address); default: a local Ray",
+    )
+    t.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="trust what can run code: SB3 *.zip opponents, and on --resume a run folder's own trust_pickle, the "
+        "Python files its config names and an SB3 zip checkpoint of an earlier Parlour (only for runs you trust)",
     )
     t.add_argument("--no-progress", action="store_true", help="no progress bars")
     t.set_defaults(func=_cmd_train)
@@ -666,9 +713,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="comma-separated policies, one for every other seat or one for all (default: the game's heuristic bot)",
     )
-    p.add_argument("--seed", type=int, default=None, help="the deal and the bots' choices (default: drawn, printed)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the deal and the bots' choices (default: drawn, and shown when the game is over)",
+    )
     p.add_argument("--option", action="append", help="a rule keyword of the game, key=value (repeatable)")
-    p.add_argument("--record", default=None, help="where to save the game record (default records/<env>_play_….json)")
+    p.add_argument(
+        "--record",
+        default=None,
+        help="where to save the game record; an existing file is refused unless --overwrite "
+        "(default records/<env>_play_….json, never overwritten)",
+    )
+    p.add_argument("--overwrite", action="store_true", help="let --record replace an existing file")
     _trust_flag(p)
     p.set_defaults(func=_cmd_play)
 
@@ -719,7 +777,14 @@ def _terminate(signum: int, frame: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # `parlour train CONFIG --out RUN key=value`: overrides may stand after options too
+        if args.command == "train" and all("=" in e and not e.startswith("-") for e in extra):
+            args.overrides = [*args.overrides, *extra]
+        else:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.argv = argv
     previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:

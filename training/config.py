@@ -9,6 +9,7 @@ same way. ``load_config`` returns a validated, resolved :class:`TrainConfig`; ev
 from __future__ import annotations
 
 import dataclasses
+import os
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -218,8 +219,14 @@ def _field_type(key: str) -> Any:
     return node
 
 
-def _as_int(value: Any) -> Any:
-    """``1e6``, ``1.0e6`` or ``1000000.0`` as the integer they name; anything else unchanged (the schema judges)."""
+#: The largest step count a config may give: 2**53, the largest integer a float holds exactly (SB3's schedules and
+#: logs compute with step counts as floats; a YAML ``1e30`` would otherwise be read lossily).
+MAX_COUNT = 2**53
+
+
+def _as_int(value: Any, key: str) -> Any:
+    """``1e6``, ``1.0e6`` or ``1000000.0`` as the integer they name; anything else unchanged (the schema judges). A
+    number too large to be read exactly is refused with ``key`` named."""
     if isinstance(value, bool):
         return value
     if isinstance(value, str):
@@ -228,11 +235,13 @@ def _as_int(value: Any) -> Any:
         except ValueError:
             return value
     if isinstance(value, float) and value.is_integer():
+        if abs(value) > MAX_COUNT:
+            raise ConfigError(f"{key}={value:g} is out of range: expected an integer of at most 2**53 ({MAX_COUNT:,})")
         return int(value)
     return value
 
 
-def _integral_numbers_as_ints(node: DictConfig, cls: Any) -> None:
+def _integral_numbers_as_ints(node: DictConfig, cls: Any, prefix: str = "") -> None:
     """Write integral numbers given to integer fields as ints: YAML reads ``1e6`` as a string and ``1.0e6`` as a
     float, which OmegaConf would refuse for an ``int``; ``1000.5`` stays and is refused with the key named."""
     hints = typing.get_type_hints(cls)
@@ -241,16 +250,52 @@ def _integral_numbers_as_ints(node: DictConfig, cls: Any) -> None:
         if kind is None or OmegaConf.is_interpolation(node, str(key)):
             continue
         value = node[key]
+        where = f"{prefix}{key}"
         if kind is int:
-            node[key] = _as_int(value)
+            node[key] = _as_int(value, where)
         elif kind == list[int] and isinstance(value, ListConfig):
-            node[key] = [_as_int(v) for v in value]
+            node[key] = [_as_int(v, f"{where}[{i}]") for i, v in enumerate(value)]
         elif dataclasses.is_dataclass(kind) and isinstance(value, DictConfig):
-            _integral_numbers_as_ints(value, kind)
+            _integral_numbers_as_ints(value, kind, f"{where}.")
 
 
-def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
-    """Read a YAML config, merge ``key=value`` overrides, validate, and return a typed ``TrainConfig``."""
+def _memory_bytes() -> int | None:
+    """This machine's physical memory (``None`` where the platform does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _check_memory(cfg: TrainConfig, observation_size: int, num_actions: int) -> None:
+    """Refuse a network or rollout that this machine's memory cannot hold, before anything is allocated."""
+    from parlour.baselines.features import field_index, lookup, size
+
+    keep = field_index(cfg.game.name, cfg.game.num_players, cfg.game.options, cfg.ppo.observation_fields)
+    width = (observation_size if keep is None else len(keep)) + size(lookup(cfg.ppo.features, cfg.game.name))
+    params = 0
+    for out in (num_actions, 1):  # the policy and the value network, each with its head
+        w_in = width
+        for w in cfg.ppo.net_arch:
+            params += (w_in + 1) * w
+            w_in = w
+        params += (w_in + 1) * out
+    # weights, gradients and Adam's two moments in float32; the rollout: inputs, masks and a few floats per step
+    need = 16 * params + cfg.ppo.n_steps * cfg.train.n_envs * (4 * width + num_actions + 32)
+    have = _memory_bytes()
+    if have is not None and need > have:
+        raise ConfigError(
+            f"ppo.net_arch={list(cfg.ppo.net_arch)} with ppo.n_steps={cfg.ppo.n_steps} and train.n_envs="
+            f"{cfg.train.n_envs} needs about {need / 2**30:,.1f} GiB ({params:,} parameters), more than this "
+            f"machine's {have / 2**30:,.1f} GiB of memory: choose smaller layers or fewer steps per rollout"
+        )
+
+
+def load_config(path: str | Path | None, overrides: Sequence[str] = (), *, trusted: bool = True) -> TrainConfig:
+    """Read a YAML config, merge ``key=value`` overrides, validate, and return a typed ``TrainConfig``.
+
+    ``trusted=False`` reads a config that came with a run folder (``--resume``): it may not grant itself
+    ``trust_pickle`` nor name Python files to run (``file.py:NAME``); both are refused with one line."""
     schema = OmegaConf.structured(TrainConfig)
     try:
         if path is not None:
@@ -278,19 +323,50 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Train
         cfg: TrainConfig = OmegaConf.to_object(schema)  # type: ignore[assignment]
     except OmegaConfBaseException as exc:
         raise _explain(exc, str(path) if path is not None else "config") from None
+    if not trusted:
+        _check_untrusted(cfg, str(path) if path is not None else "config")
     validate(cfg)
     return cfg
 
 
+def _policy_specs(cfg: TrainConfig) -> list[tuple[str, list[str]]]:
+    """Every policy spec a config names, by the key that names it."""
+    return [
+        ("opponents", list(cfg.opponents)),
+        ("eval.opponents", list(cfg.eval.opponents)),
+        ("eval.reference", list(cfg.eval.reference)),
+        ("pretrain.teacher", [cfg.pretrain.teacher] if cfg.pretrain.teacher else []),
+    ]
+
+
+def _check_untrusted(cfg: TrainConfig, source: str) -> None:
+    """A run folder's config is a file someone may have handed over: it cannot allow what runs code."""
+    if cfg.trust_pickle:
+        raise ConfigError(
+            f"{source} sets trust_pickle: true, which a run folder cannot grant itself (loading an SB3 zip can run "
+            "code stored in it); pass --trust-pickle if you trust every file this run names"
+        )
+    for where, names in _policy_specs(cfg):
+        for name in names:
+            head, sep, _ = name.rpartition(":")
+            if sep and head.endswith(".py"):
+                raise ConfigError(
+                    f"{source}: {where} names the Python file {head!r}, which would run when loaded; a run folder's "
+                    "config cannot run files: pass --trust-pickle if you trust this run and every file it names"
+                )
+
+
 def validate(cfg: TrainConfig) -> None:
-    """Checks that need more than types: names that must exist, ranges, the game's own keywords."""
+    """Checks that need more than types: names that must exist, ranges, the game's own keywords, and budgets this
+    machine can hold. Policy specs are resolved as every command resolves them (never called: see
+    :func:`parlour.baselines.resolve`)."""
     from parlour.baselines import available, resolve
     from parlour.envs import ENVIRONMENTS, make
 
     if cfg.game.name not in ENVIRONMENTS:
         raise ConfigError(f"game.name={cfg.game.name!r} is not a Parlour env; available: {sorted(ENVIRONMENTS)}")
     try:
-        make(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
+        probe = make(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
     except ValueError as exc:
         raise ConfigError(f"game: {exc}") from None
     if cfg.learner.seat != "random" and not (
@@ -300,12 +376,8 @@ def validate(cfg: TrainConfig) -> None:
             f"learner.seat={cfg.learner.seat!r} is not valid: expected 'random' or a seat in [0, {cfg.game.num_players - 1}]"
         )
     bots = available(cfg.game.name)
-    for where, names, allow_self in (
-        ("opponents", cfg.opponents, True),
-        ("eval.opponents", cfg.eval.opponents, False),
-        ("eval.reference", cfg.eval.reference, False),
-        ("pretrain.teacher", [cfg.pretrain.teacher] if cfg.pretrain.teacher else [], False),
-    ):
+    for where, names in _policy_specs(cfg):
+        allow_self = where == "opponents"
         if not names and where in ("opponents", "eval.opponents"):  # no reference bots / no teacher are fine
             raise ConfigError(f"{where} is empty: name at least one of {bots}")
         for name in names:
@@ -316,6 +388,8 @@ def validate(cfg: TrainConfig) -> None:
             except (ValueError, ImportError) as exc:
                 extra = f" ('{SELF_PLAY}' adds snapshots of the learner)" if allow_self else ""
                 raise ConfigError(f"{where}: {exc}{extra}") from None
+    if not 0 <= cfg.seed < 2**63:
+        raise ConfigError(f"seed={cfg.seed} is out of range: expected an integer in [0, 2**63)")
     if cfg.trainer not in TRAINERS:
         raise ConfigError(f"trainer={cfg.trainer!r} is not valid: expected one of {list(TRAINERS)}")
     if cfg.opponents == [SELF_PLAY] and cfg.trainer == "sb3":
@@ -373,8 +447,8 @@ def validate(cfg: TrainConfig) -> None:
         ("pretrain.epochs", cfg.pretrain.epochs, 1),
         ("pretrain.batch_size", cfg.pretrain.batch_size, 1),
     ):
-        if value < low:
-            raise ConfigError(f"{name}={value} is out of range: expected an integer >= {low}")
+        if not low <= value <= MAX_COUNT:
+            raise ConfigError(f"{name}={value} is out of range: expected an integer in [{low}, 2**53 = {MAX_COUNT:,}]")
     if budget.vec_env not in ("dummy", "subproc"):
         raise ConfigError(f"train.vec_env={budget.vec_env!r} is not valid: expected one of ['dummy', 'subproc']")
     if not 0 < cfg.ppo.learning_rate < 1:
@@ -387,8 +461,9 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError("ppo.gamma and ppo.gae_lambda must be in (0, 1]")
     if cfg.ppo.activation not in ACTIVATIONS:
         raise ConfigError(f"ppo.activation={cfg.ppo.activation!r} is not valid: expected one of {list(ACTIVATIONS)}")
-    if not cfg.ppo.net_arch or any(w < 1 for w in cfg.ppo.net_arch):
+    if not cfg.ppo.net_arch or any(not 1 <= w <= MAX_COUNT for w in cfg.ppo.net_arch):
         raise ConfigError(f"ppo.net_arch={cfg.ppo.net_arch} is not valid: expected a list of positive layer widths")
+    _check_memory(cfg, probe.observation_layout.size, probe.num_actions)
     from parlour.training.evaluate import EVAL_SEED_SETS
 
     if cfg.eval.seed_set not in EVAL_SEED_SETS:

@@ -25,6 +25,7 @@ from parlour.baselines.match import deal_seeds, file_safe, play_game, save_recor
 from parlour.baselines.policy_file import table_of
 from parlour.envs import make as make_env
 from parlour.envs.core import package_version
+from parlour.envs.fileio import atomic_write
 from parlour.training.stats import CLUSTER_METHOD, clustered_interval, per_cluster_means
 
 #: Versioned evaluation deal sets: name -> base seed of ``deal_seeds``. Never change a published entry; add one.
@@ -310,6 +311,6 @@ def format_report(report: dict[str, Any]) -> str:
 def write_report(report: dict[str, Any], out_dir: Path, stem: str = "evaluation") -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     js, md = out_dir / f"{stem}.json", out_dir / f"{stem}.md"
-    js.write_text(json.dumps(report, indent=2))
-    md.write_text(format_report(report) + "\n")
+    atomic_write(js, json.dumps(report, indent=2))
+    atomic_write(md, format_report(report) + "\n")
     return js, md

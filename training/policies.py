@@ -1,16 +1,15 @@
 """Trained policies: exporting an SB3 model as a safe policy file, and (only when trusted) SB3's own zips.
 
 The format we ship and load by default is :mod:`parlour.baselines.policy_file` (safetensors + a JSON spec, read
-without unpickling). A run folder also keeps SB3 zips -- ``checkpoints/latest.zip`` for ``--resume`` and
-``model.zip`` for fine-tuning with SB3 -- each with one more member, ``parlour.json``, describing its table. Loading
-any zip unpickles it, so as a policy it is refused unless the user passes ``--trust-pickle``
+without unpickling); runs resume from pickle-free checkpoints (:mod:`parlour.training.checkpoints`). A finished run
+also keeps SB3's own zip, ``model.zip``, for fine-tuning with SB3, with one more member, ``parlour.json``, describing
+its table. Loading any zip unpickles it, so as a policy it is refused unless the user passes ``--trust-pickle``
 (:class:`PickledCheckpointPolicy`); ``parlour export`` turns a zip one trusts into a policy file.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from parlour.baselines.policy_file import (
     table_of,
 )
 from parlour.envs.core import package_version
+from parlour.envs.fileio import atomic_write
 
 META_NAME = "parlour.json"
 #: torch.nn activation class name -> the policy file's name for it.
@@ -41,16 +41,15 @@ def checkpoint_meta(env: Any, extra: dict[str, Any] | None = None) -> dict[str, 
 
 
 def save_checkpoint(model: Any, path: str | Path, meta: dict[str, Any]) -> Path:
-    """Save ``model`` (an SB3 zip, for resuming) with its metadata atomically: written beside the target, then
-    renamed over it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp.zip")
-    model.save(tmp)
-    with zipfile.ZipFile(tmp, "a") as zf:
-        zf.writestr(META_NAME, json.dumps(meta, indent=2, default=str))
-    os.replace(tmp, path)
-    return path
+    """Save ``model`` as SB3's own zip (for users who fine-tune with SB3) with its metadata, atomically: written to a
+    fresh temporary file beside the target, then renamed over it."""
+
+    def write(tmp: Path) -> None:
+        model.save(tmp)
+        with zipfile.ZipFile(tmp, "a") as zf:
+            zf.writestr(META_NAME, json.dumps(meta, indent=2, default=str))
+
+    return atomic_write(Path(path), write)
 
 
 def network_of(policy: Any, features: list[str] | None = None, fields: list[str] | None = None) -> dict[str, Any]:

@@ -8,8 +8,9 @@ env (``parlour.envs.interop.rllib.RLlibEnv``); ``self`` in the pool is the learn
 ``opponents: [self]`` is parameter-shared self-play. ``self_play``, ``train.vec_env`` and ``train.device`` are the SB3
 trainer's and are not used (RLlib samples with its env runners and learns on the CPU here).
 
-The run folder matches the SB3 trainer's: ``checkpoints/latest/`` (an RLlib checkpoint, written beside and renamed
-over the last one, with ``parlour.json``: the table it was trained for and its step), ``evaluations.jsonl``,
+The run folder matches the SB3 trainer's: ``checkpoints/latest/`` (the algorithm's state as a pickle-free checkpoint
+of :mod:`parlour.training.checkpoints`, written beside and renamed over the last one, with ``parlour.json``: the table
+it was trained for and its step), ``evaluations.jsonl``,
 ``logs/session_K/progress.csv``, ``policy.json`` + ``policy.safetensors`` (the module's weights as a safe policy
 file, what evaluation loads), ``final_eval.*``, ``learning_curve.png`` and ``metrics.json``.
 """
@@ -18,8 +19,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -27,13 +26,13 @@ from typing import Any
 
 from parlour.baselines.policy_file import check_compatible, mlp_network, save_policy
 from parlour.envs import make as make_env
+from parlour.training.checkpoints import is_checkpoint, read_checkpoint, read_meta, write_checkpoint
 from parlour.training.config import SELF_PLAY, TrainConfig
 from parlour.training.distributed import start_ray
 from parlour.training.policies import checkpoint_meta, training_record
 
-#: The checkpoint folder of an RLlib run, and the file in it that says what it was trained for.
+#: The checkpoint folder of an RLlib run (under ``RUN/checkpoints/``), as the SB3 trainer's.
 CHECKPOINT_DIR = "latest"
-META_FILE = "parlour.json"
 ALGORITHM = "PPO (Ray RLlib, masked module)"
 
 
@@ -93,24 +92,31 @@ def algorithm_config(cfg: TrainConfig) -> Any:
 
 def checkpoint_steps(run: Path) -> int | None:
     """The step of an RLlib run's checkpoint (``None``: it has none)."""
-    meta = run / "checkpoints" / CHECKPOINT_DIR / META_FILE
-    return int(json.loads(meta.read_text())["timesteps"]) if meta.is_file() else None
+    folder = run / "checkpoints" / CHECKPOINT_DIR
+    return int(read_meta(folder)["timesteps"]) if is_checkpoint(folder) else None
 
 
 def _save(algo: Any, run: Path, meta: dict[str, Any], steps: int) -> Path:
-    """Write the checkpoint beside the last one and rename it over it (a crash leaves one whole checkpoint)."""
-    folder = run / "checkpoints"
-    folder.mkdir(parents=True, exist_ok=True)
-    target, tmp, old = folder / CHECKPOINT_DIR, folder / f".{CHECKPOINT_DIR}.tmp", folder / f".{CHECKPOINT_DIR}.old"
-    shutil.rmtree(tmp, ignore_errors=True)
-    algo.save_to_path(str(tmp.resolve()))
-    (tmp / META_FILE).write_text(json.dumps(meta | {"timesteps": steps}, indent=2, default=str))
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        os.replace(target, old)
-    os.replace(tmp, target)
-    shutil.rmtree(old, ignore_errors=True)
-    return target
+    """The algorithm's whole state (``Algorithm.get_state()``: weights, optimizer, counters, metrics) as a
+    pickle-free checkpoint folder (:mod:`parlour.training.checkpoints`), written atomically. RLlib's own
+    ``save_to_path`` pickles, so it is not used: a run folder must resume without unpickling anything."""
+    return write_checkpoint(run / "checkpoints" / CHECKPOINT_DIR, meta | {"timesteps": steps, "trainer": "rllib"},
+                            algo.get_state())  # fmt: skip
+
+
+def _restore(algo: Any, run: Path, meta: dict[str, Any]) -> int:
+    """Load :func:`_save`'s checkpoint into ``algo`` (built from the run's config); returns its step."""
+    from parlour.training.train import RunError
+
+    folder = run / "checkpoints" / CHECKPOINT_DIR
+    saved, state = read_checkpoint(folder)
+    check_compatible(saved, meta, str(folder))
+    try:
+        algo.set_state(state)
+    except Exception as exc:  # noqa: BLE001 - RLlib raises many kinds for a state that does not fit
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise RunError(f"{folder}: this checkpoint does not fit the run's algorithm ({first})") from None
+    return int(saved["timesteps"])
 
 
 def export(algo: Any, path: Path, cfg: TrainConfig, meta: dict[str, Any], record: dict[str, Any]) -> Path:
@@ -128,7 +134,9 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
     from parlour.training.train import (
         POLICY_STEM,
         TrainingStopped,
+        _previous_metrics,
         _Stop,
+        _write_metrics,
         evaluations,
         final_evaluation,
         format_evaluation,
@@ -143,12 +151,10 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
     algo = algorithm_config(cfg).build_algo()
     latest = run / "checkpoints" / CHECKPOINT_DIR
     steps = 0
-    if resume and (latest / META_FILE).is_file():
-        check_compatible(json.loads((latest / META_FILE).read_text()), meta, str(latest))
-        algo.restore_from_path(str(latest.resolve()))
-        steps = checkpoint_steps(run) or 0
+    if resume and is_checkpoint(latest):
+        steps = _restore(algo, run, meta)
     done_steps = steps
-    previous = json.loads((run / "metrics.json").read_text()) if resume and (run / "metrics.json").is_file() else {}
+    previous = _previous_metrics(run) if resume else {}
     sessions = sorted((run / "logs").glob("session_*"))
     log_dir = run / "logs" / f"session_{len(sessions)}"
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -189,8 +195,10 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
             train_wall = previous.get("train_wall_seconds", 0.0) + wall
             _save(algo, run, meta, steps)
             if stop.signum is not None:
-                (run / "metrics.json").write_text(json.dumps({"timesteps": steps, "train_wall_seconds": train_wall}))
-                raise TrainingStopped(stop.signum, steps, budget.total_timesteps, latest)
+                _write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})
+                raise TrainingStopped(
+                    stop.signum, f"at step {steps:,} of {budget.total_timesteps:,}; checkpoint saved to {latest}"
+                )
     finally:
         if bar is not None:
             bar.close()
@@ -203,6 +211,7 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
     plot_learning_curve(run)
     session = steps - done_steps
     metrics = {
+        "finished": True,
         "trainer": "rllib",
         "timesteps": steps,
         "session_steps": session,
@@ -214,5 +223,5 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
         "learner_share": None,
         "final_eval": dict(report["policies"]) if report is not None else None,
     }
-    (run / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    _write_metrics(run, metrics)
     return metrics

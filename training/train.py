@@ -1,21 +1,29 @@
 """``parlour train``: MaskablePPO on one seat of a Parlour game, from a config, into one run folder.
 
-The run folder holds: ``config.yaml`` (resolved), ``command.txt``, ``versions.json``, ``logs/session_K/`` (CSV and
-TensorBoard, one session per start or resume), ``evaluations.jsonl`` (periodic evaluations),
-``checkpoints/latest.zip`` (written atomically every ``train.checkpoint_every`` steps), ``snapshots/`` (self-play),
-``model.zip`` (the final model, an SB3 zip), ``policy.json`` + ``policy.safetensors`` (the final policy as a safe
-policy file: what evaluation loads), ``final_eval.json`` / ``final_eval.md``, ``learning_curve.png`` and
-``metrics.json`` (throughput, the environment's share of the time, wall time).
+The run folder holds: ``.parlour-run.json`` (the marker that makes it a run folder: ``--overwrite`` deletes nothing
+else), ``.parlour-lock`` (held while a process uses the folder), ``config.yaml`` (resolved), ``command.txt``,
+``versions.json``, ``logs/session_K/`` (CSV and TensorBoard, one session per start or resume), ``evaluations.jsonl``
+(periodic evaluations), ``checkpoints/latest/`` (the resume checkpoint, written atomically every
+``train.checkpoint_every`` steps and at every stop: tensors in safetensors and counters and random states in JSON,
+no pickle; see :mod:`parlour.training.checkpoints`), ``checkpoints/pretrain_data/`` and ``pretrain_clone/`` (behaviour
+cloning's own, until PPO starts), ``snapshots/`` (self-play), ``model.zip`` (the final model as SB3's archive, for
+fine-tuning with SB3; loading it unpickles it, so Parlour loads it only behind ``--trust-pickle``), ``policy.json`` +
+``policy.safetensors`` (the final policy as a safe policy file: what evaluation loads), ``final_eval.json`` /
+``final_eval.md``, ``learning_curve.png`` and ``metrics.json`` (throughput, the environment's share of the time, wall
+time). Every file is written atomically (a unique temporary file renamed over it) and never through a link.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform
+import shlex
 import shutil
 import signal
 import threading
 import time
+import uuid
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -27,11 +35,22 @@ from parlour.baselines.base import Policy
 from parlour.baselines.features import Features, field_index, lookup, with_features
 from parlour.baselines.policy_file import PolicyFile, check_compatible, table_for
 from parlour.envs import make as make_env
+from parlour.envs.fileio import FolderLock, LockedError, append_text, atomic_write, read_json
+from parlour.training.checkpoints import (
+    is_checkpoint,
+    read_checkpoint,
+    rng_state,
+    set_rng_state,
+    write_checkpoint,
+)
+from parlour.training.checkpoints import read_meta as read_checkpoint_meta
 from parlour.training.config import ACTIVATIONS, SELF_PLAY, TrainConfig, to_yaml
 from parlour.training.evaluate import play_matchup, run_evaluation, write_report
 from parlour.training.policies import checkpoint_meta, export_policy, read_meta, save_checkpoint, training_record
 from parlour.training.single_agent import SingleAgentEnv
 
+#: The resume checkpoint's folder under ``RUN/checkpoints/`` (both trainers).
+CHECKPOINT_NAME = "latest"
 #: The trained policy as a safe policy file in the run folder: ``policy.json`` + ``policy.safetensors``.
 POLICY_STEM = "policy"
 
@@ -41,17 +60,23 @@ class RunError(RuntimeError):
 
 
 class TrainingStopped(RuntimeError):
-    """A run stopped by SIGINT (Ctrl-C) or SIGTERM, after writing its checkpoint: ``--resume`` continues it."""
+    """A run stopped by SIGINT (Ctrl-C) or SIGTERM, after saving its work: ``--resume`` continues it."""
 
-    def __init__(self, signum: int, timesteps: int, total: int, checkpoint: Path) -> None:
+    def __init__(self, signum: int, what: str) -> None:
         self.signum = signum
-        self.timesteps = timesteps
-        self.checkpoint = checkpoint
         #: The shell's convention for a process ended by a signal.
         self.exit_code = 128 + signum
+        super().__init__(f"stopped by {signal.Signals(signum).name} {what}")
+
+
+class RunFinished(RunError):
+    """``--resume`` of a run that has reached its budget and written its results: nothing to do."""
+
+    def __init__(self, run: Path, total: int) -> None:
         super().__init__(
-            f"stopped by {signal.Signals(signum).name} at step {timesteps:,} of {total:,}; checkpoint saved to "
-            f"{checkpoint}"
+            f"--resume: {run} is finished (it reached its {total:,} steps and wrote metrics.json); nothing to do. "
+            f"To train it further, raise its budget: parlour train --resume --out {shlex.quote(str(run))} "
+            "train.total_timesteps=N"
         )
 
 
@@ -91,7 +116,14 @@ def evaluations(run: Path) -> list[dict[str, Any]]:
     path = run / "evaluations.jsonl"
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = []
+    for k, line in enumerate(path.read_text().splitlines()):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise RunError(f"{path}: line {k + 1} is not JSON ({exc})") from None
+    return rows
 
 
 def versions() -> dict[str, str]:
@@ -204,24 +236,22 @@ def periodic_evaluation(cfg: TrainConfig, run: Path, policy: Policy | Path, time
             env_kwargs=cfg.game.options,
         ).summary()
         row[name] = {k: m[k] for k in ("games", "win_rate", "win_ci", "mean_reward")}
-    with open(run / "evaluations.jsonl", "a") as f:
-        f.write(json.dumps(row) + "\n")
+    append_text(run / "evaluations.jsonl", json.dumps(row) + "\n")
     return row
 
 
 def has_checkpoint(run: Path) -> bool:
-    """Whether a run folder holds a checkpoint to resume from (SB3's ``latest.zip`` or RLlib's ``latest/``)."""
-    return (run / "checkpoints" / "latest.zip").is_file() or (run / "checkpoints" / "latest" / "parlour.json").is_file()
+    """Whether a run folder holds a checkpoint to resume training from."""
+    return is_checkpoint(run / "checkpoints" / CHECKPOINT_NAME) or (run / "checkpoints" / "latest.zip").is_file()
 
 
 def checkpoint_step(run: Path) -> int | None:
     """The step a run's checkpoint was written at (``None``: no checkpoint)."""
+    folder = run / "checkpoints" / CHECKPOINT_NAME
+    if is_checkpoint(folder):
+        return int(read_checkpoint_meta(folder)["timesteps"])
     zipped = run / "checkpoints" / "latest.zip"
-    if zipped.is_file():
-        return int(read_meta(zipped).get("timesteps", 0))
-    from parlour.training.rllib_train import checkpoint_steps
-
-    return checkpoint_steps(run)
+    return int(read_meta(zipped).get("timesteps", 0)) if zipped.is_file() else None
 
 
 def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any], progress: bool, stop: _Stop) -> Any:
@@ -285,9 +315,7 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
             if self.bar is not None:
                 self.bar.update(self.num_timesteps - self.bar.n)  # tqdm throttles the redraws
             if self._due("ckpt", budget.checkpoint_every):
-                save_checkpoint(
-                    self.model, run / "checkpoints" / "latest.zip", meta | {"timesteps": self.num_timesteps}
-                )
+                save_resume_checkpoint(self.model, run / "checkpoints" / CHECKPOINT_NAME, meta)
             if SELF_PLAY in cfg.opponents and self._due("snap", cfg.self_play.snapshot_every):
                 self._snapshot()
             if self._due("eval", budget.eval_every):
@@ -375,23 +403,27 @@ def config_changes(before: TrainConfig, after: TrainConfig) -> dict[str, tuple[A
     return {k: (a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)}
 
 
-def saved_config(run: Path) -> TrainConfig:
-    """The resolved config a run was started with (``RUN/config.yaml``, overrides included)."""
+def saved_config(run: Path, trusted: bool = False) -> TrainConfig:
+    """The resolved config a run was started with (``RUN/config.yaml``, overrides included), validated like any
+    other; unless ``trusted``, it may not grant ``trust_pickle`` nor name Python files (a run folder may come from
+    anyone)."""
     from parlour.training.config import load_config
 
     saved = run / "config.yaml"
-    if not saved.is_file():
+    if not saved.is_file() or saved.is_symlink():
         raise RunError(f"--resume: {run} holds no run (no config.yaml); start it without --resume")
-    return load_config(saved)
+    return load_config(saved, trusted=trusted)
 
 
-def resume_config(run: Path, overrides: list[str]) -> tuple[TrainConfig, dict[str, tuple[Any, Any]]]:
+def resume_config(
+    run: Path, overrides: list[str], trusted: bool = False
+) -> tuple[TrainConfig, dict[str, tuple[Any, Any]]]:
     """The config a resumed run continues with: the one it was started with, plus explicit ``overrides`` of
     :data:`RESUMABLE_KEYS` (an override equal to the saved value changes nothing). Returns it and the changes."""
     from parlour.training.config import load_config
 
-    before = saved_config(run)
-    after = load_config(run / "config.yaml", overrides)
+    before = saved_config(run, trusted)
+    after = load_config(run / "config.yaml", overrides, trusted=trusted)
     changes = config_changes(before, after)
     _check_resumable(run, changes)
     return after, changes
@@ -407,36 +439,152 @@ def _check_resumable(run: Path, changes: dict[str, tuple[Any, Any]]) -> None:
         )
 
 
+#: The file that marks a folder as a Parlour run folder (written when the run starts; holds the run's id).
+RUN_MARKER = ".parlour-run.json"
+#: Every name a run folder may hold (what ``parlour train`` writes): ``--overwrite`` deletes a folder only if it
+#: carries :data:`RUN_MARKER` and holds nothing else.
+RUN_ENTRIES = frozenset(
+    {
+        RUN_MARKER,
+        FolderLock.NAME,
+        "config.yaml",
+        "command.txt",
+        "versions.json",
+        "logs",
+        "evaluations.jsonl",
+        "checkpoints",
+        "snapshots",
+        "model.zip",
+        f"{POLICY_STEM}.json",
+        f"{POLICY_STEM}.safetensors",
+        "final_eval.json",
+        "final_eval.md",
+        "learning_curve.png",
+        "metrics.json",
+        "pretrain.json",
+    }
+)
+
+
+def _protected(folder: Path) -> str | None:
+    """Why ``folder`` may never be deleted (the current folder, a home folder, the root, or a folder holding one
+    of them), or ``None``."""
+    target = folder.resolve()
+    homes = {Path.home().resolve()}
+    if os.environ.get("HOME"):
+        homes.add(Path(os.environ["HOME"]).resolve())
+    for what, place in [("the current folder", Path.cwd().resolve())] + [("a home folder", h) for h in homes]:
+        if target == place or target in place.parents:
+            return f"it is {what}" if target == place else f"it holds {what} ({place})"
+    if target == Path(target.anchor):
+        return "it is the root of the file system"
+    return None
+
+
+def check_deletable(run: Path) -> None:
+    """Refuse, with one line naming ``run`` and what it holds, to delete anything but a run folder Parlour made:
+    one that carries :data:`RUN_MARKER` and nothing unknown to it, and is not the current folder, a home folder
+    or the root."""
+    why = _protected(run)
+    if why is not None:
+        raise RunError(f"--overwrite: refusing to delete {run}: {why}")
+    if run.is_symlink() or not run.is_dir():
+        raise RunError(f"--overwrite: refusing to delete {run}: it is not a folder")
+    entries = sorted(p.name for p in run.iterdir())
+    shown = ", ".join(entries[:8]) + (f", … ({len(entries)} entries)" if len(entries) > 8 else "")
+    marker = run / RUN_MARKER
+    try:
+        ok = marker.is_file() and not marker.is_symlink() and "run_id" in read_json(marker, "run marker")
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RunError(
+            f"--overwrite: refusing to delete {run}: it is not a run folder Parlour made (no {RUN_MARKER}); it "
+            f"holds {shown}. Choose another --out, or delete it yourself"
+        )
+    unknown = [e for e in entries if e not in RUN_ENTRIES]
+    if unknown:
+        raise RunError(
+            f"--overwrite: refusing to delete {run}: besides its run it holds {', '.join(unknown[:8])}, which "
+            "Parlour did not write. Move those away, or choose another --out"
+        )
+
+
+def _clear_run(run: Path) -> None:
+    """Delete a run folder's contents (checked by :func:`check_deletable`), keeping the lock file we hold."""
+    for entry in run.iterdir():
+        if entry.name == FolderLock.NAME:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
+def is_run(run: Path) -> bool:
+    """Whether ``run`` is a run folder that ``--resume`` can continue (it holds its config)."""
+    return (run / "config.yaml").is_file()
+
+
+def is_finished(run: Path, cfg: TrainConfig) -> bool:
+    """Whether the run reached ``cfg``'s budget and wrote its final metrics."""
+    try:
+        metrics = read_json(run / "metrics.json", "metrics file")
+    except ValueError:
+        return False
+    return (
+        isinstance(metrics, dict)
+        and metrics.get("finished", "session_steps" in metrics) is True
+        and int(metrics.get("timesteps", 0)) >= cfg.train.total_timesteps
+    )
+
+
 def prepare_run(cfg: TrainConfig, run: Path, resume: bool, command: str, overwrite: bool = False) -> TrainConfig:
-    """Create (or, with ``resume``, reopen) the run folder; returns the config the run uses.
+    """Create (or, with ``resume``, reopen) the run folder; the caller holds its lock. Returns the config the run
+    uses.
 
     A resumed run uses the config it was started with; ``cfg`` may differ from it only in :data:`RESUMABLE_KEYS`
-    (anything else is refused), and a change is written to ``config.yaml`` and noted in ``command.txt``.
+    (anything else is refused), and a change is written to ``config.yaml`` and noted in ``command.txt``. A new run
+    goes into a missing or empty folder, or, with ``overwrite``, replaces a run folder Parlour made (see
+    :func:`check_deletable`).
     """
     saved = run / "config.yaml"
     if resume:
-        changes = config_changes(saved_config(run), cfg)
+        changes = config_changes(saved_config(run, trusted=True), cfg)  # cfg was read and checked by the caller
         _check_resumable(run, changes)
         if changes:
-            saved.write_text(to_yaml(cfg))  # the next resume continues with these values
+            atomic_write(saved, to_yaml(cfg))  # the next resume continues with these values
             note = ", ".join(f"{k} {old} -> {new}" for k, (old, new) in changes.items())
             command = f"{command}  # resumed with {note}"
     else:
-        if run.exists() and any(run.iterdir()):
+        if any(p.name != FolderLock.NAME for p in run.iterdir()):
             if not overwrite:
                 raise RunError(
                     f"run folder {run} exists and is not empty: resume it with --resume, start afresh with "
                     "--overwrite, or choose another --out"
                 )
-            if not saved.is_file():
-                raise RunError(f"--overwrite: {run} is not a run folder (no config.yaml); refusing to delete it")
-            shutil.rmtree(run)
-        run.mkdir(parents=True, exist_ok=True)
-        saved.write_text(to_yaml(cfg))
-        (run / "versions.json").write_text(json.dumps(versions(), indent=2))
-    with open(run / "command.txt", "a") as f:
-        f.write(command + "\n")
+            check_deletable(run)
+            _clear_run(run)
+        marker = {"format": "parlour-run/1", "run_id": uuid.uuid4().hex, "env": cfg.game.name, "created": time.time()}
+        atomic_write(run / RUN_MARKER, json.dumps(marker, indent=2))
+        atomic_write(saved, to_yaml(cfg))
+        atomic_write(run / "versions.json", json.dumps(versions(), indent=2))
+    append_text(run / "command.txt", command + "\n")
     return cfg
+
+
+def _open_run(run: Path, resume: bool, overwrite: bool) -> FolderLock:
+    """Make the run folder if it is new and take its lock (a second process is refused, naming the holder)."""
+    if run.exists() and (run.is_symlink() or not run.is_dir()):
+        raise RunError(f"run folder {run} is not a folder")
+    if not resume and overwrite and run.is_dir():
+        check_deletable(run)  # refuse before anything is written into it
+    if not resume:
+        run.mkdir(parents=True, exist_ok=True)
+    try:
+        return FolderLock(run, "run folder").acquire()
+    except LockedError as exc:
+        raise RunError(str(exc)) from None
 
 
 def train(
@@ -448,22 +596,57 @@ def train(
     progress: bool = True,
     final_eval: bool = True,
     overwrite: bool = False,
+    trust_pickle: bool = False,
 ) -> dict:
     """Train, evaluate and write the run folder; returns the metrics.
 
-    ``resume`` continues the run in ``run`` from its latest checkpoint, with the config it was started with
-    (``cfg`` may differ from it only in :data:`RESUMABLE_KEYS`). ``final_eval=False`` skips the final evaluation
-    (``parlour baselines`` evaluates every seed itself). SIGINT or SIGTERM stops the run after writing its
-    checkpoint and raises :class:`TrainingStopped`. A new run that fails before its first checkpoint leaves no
-    folder behind.
+    ``resume`` continues the run in ``run`` from its latest checkpoint (or from the start, or from behaviour
+    cloning, wherever it stopped), with the config it was started with (``cfg`` may differ from it only in
+    :data:`RESUMABLE_KEYS`). ``final_eval=False`` skips the final evaluation (``parlour baselines`` evaluates every
+    seed itself). SIGINT or SIGTERM in any phase stops the run after writing what it has (a checkpoint, the cloning
+    data) and raises :class:`TrainingStopped`; the folder always stays resumable. A resume of a finished run raises
+    :class:`RunFinished` and changes nothing. A run folder from an earlier Parlour whose checkpoint is an SB3 zip
+    is resumed only with ``trust_pickle`` (loading it unpickles it).
+
+    A new run that fails with an error (not a stop) before it has anything to keep leaves no folder behind.
     """
-    cfg = prepare_run(cfg, run, resume, command, overwrite)
+    created = not run.exists()
+    lock = _open_run(run, resume, overwrite)
+    prepared = False
     try:
-        return _train(cfg, run, resume, progress, final_eval)
-    except BaseException as exc:
-        if not resume and not isinstance(exc, TrainingStopped) and not has_checkpoint(run):
-            shutil.rmtree(run, ignore_errors=True)  # nothing to resume: leave no folder to block the next run
+        if resume:
+            if is_finished(run, cfg):
+                raise RunFinished(run, cfg.train.total_timesteps)
+            old = _old_zip(run)
+            if old is not None and not has_checkpoint_folder(run) and not trust_pickle:
+                raise RunError(
+                    f"--resume: {run}'s checkpoint is {old}, an SB3 zip written by an earlier Parlour: loading it "
+                    "unpickles it, which can run code stored in the file. Pass --trust-pickle if you trust it"
+                )
+        cfg = prepare_run(cfg, run, resume, command, overwrite)
+        prepared = not resume
+        return _train(cfg, run, resume, progress, final_eval, trust_pickle)
+    except (TrainingStopped, KeyboardInterrupt):
+        raise  # the folder stays: --resume continues it
+    except BaseException:
+        if prepared and not _has_work(run):
+            _clear_run(run)  # a new run that failed with nothing to keep: what it wrote goes
+            if created:
+                lock.release()
+                shutil.rmtree(run, ignore_errors=True)
         raise
+    finally:
+        lock.release()
+
+
+def has_checkpoint_folder(run: Path) -> bool:
+    """Whether the run holds this Parlour's (pickle-free) resume checkpoint."""
+    return is_checkpoint(run / "checkpoints" / CHECKPOINT_NAME)
+
+
+def _has_work(run: Path) -> bool:
+    """Whether a run folder holds work to resume from: a checkpoint, or behaviour cloning's."""
+    return has_checkpoint(run) or any(is_checkpoint(run / "checkpoints" / d) for d in (PRETRAIN_DATA, PRETRAIN_CLONE))
 
 
 def train_job(cfg: TrainConfig, run: Path, command: str, overwrite: bool) -> dict:
@@ -471,13 +654,88 @@ def train_job(cfg: TrainConfig, run: Path, command: str, overwrite: bool) -> dic
     return train(cfg, run, command=command, progress=False, overwrite=overwrite)
 
 
-def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval: bool) -> dict:
+def _new_model(cfg: TrainConfig, venv: Any) -> Any:
+    """A MaskablePPO of the config's network and hyper-parameters, seeded with the run's seed."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    ppo = cfg.ppo
+    policy: Any = "MlpPolicy"
+    skip: dict[str, Any] = {}
+    if ppo.skip_features:
+        from parlour.baselines.features import size
+        from parlour.training.networks import SkipFeaturesPolicy
+
+        policy, skip = SkipFeaturesPolicy, {"skip": size(lookup(ppo.features, cfg.game.name))}
+    return MaskablePPO(
+        policy,
+        venv,
+        learning_rate=ppo.learning_rate,
+        n_steps=ppo.n_steps,
+        batch_size=ppo.batch_size,
+        n_epochs=ppo.n_epochs,
+        gamma=ppo.gamma,
+        gae_lambda=ppo.gae_lambda,
+        clip_range=ppo.clip_range,
+        ent_coef=ppo.ent_coef,
+        vf_coef=ppo.vf_coef,
+        max_grad_norm=ppo.max_grad_norm,
+        policy_kwargs={
+            "net_arch": list(ppo.net_arch),
+            "activation_fn": getattr(torch.nn, ACTIVATIONS[ppo.activation]),
+            **skip,
+        },
+        seed=cfg.seed,
+        device=cfg.train.device,
+        verbose=0,
+    )
+
+
+def save_resume_checkpoint(model: Any, folder: Path, meta: dict[str, Any]) -> Path:
+    """The model's whole training state as a pickle-free checkpoint (:mod:`parlour.training.checkpoints`): the
+    policy's and optimizer's tensors, the counters and the random states."""
+    state = {
+        "policy": model.policy.state_dict(),
+        "optimizer": model.policy.optimizer.state_dict(),
+        "counters": {"num_timesteps": int(model.num_timesteps), "n_updates": int(model._n_updates)},
+        "rng": rng_state(),
+    }
+    return write_checkpoint(folder, meta | {"timesteps": int(model.num_timesteps), "trainer": "sb3"}, state)
+
+
+def load_resume_checkpoint(model: Any, folder: Path, meta: dict[str, Any]) -> int:
+    """Load a checkpoint of :func:`save_resume_checkpoint` into ``model`` (built from the run's config), after
+    checking that it was trained for this config's table; returns its step."""
+    saved, state = read_checkpoint(folder)
+    check_compatible(saved, meta, str(folder))  # meta holds this config's table
+    source = str(folder / "state.json")
+    try:
+        model.policy.load_state_dict(state["policy"])
+        model.policy.optimizer.load_state_dict(state["optimizer"])
+        counters = state["counters"]
+        model.num_timesteps = int(counters["num_timesteps"])
+        model._n_updates = int(counters["n_updates"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RunError(f"{folder}: this checkpoint does not fit the run's network ({first})") from None
+    set_rng_state(state["rng"], source)
+    return int(model.num_timesteps)
+
+
+def _old_zip(run: Path) -> Path | None:
+    """An SB3 zip checkpoint written by an earlier Parlour (loading it unpickles it)."""
+    path = run / "checkpoints" / "latest.zip"
+    return path if path.is_file() else None
+
+
+def _train(
+    cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval: bool, trust_pickle: bool = False
+) -> dict:
     if cfg.trainer == "rllib":
         from parlour.training.rllib_train import train_rllib
 
         return train_rllib(cfg, run, resume, progress, final_eval)
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
@@ -497,51 +755,32 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
     base = SubprocVecEnv(fns) if cfg.train.vec_env == "subproc" else DummyVecEnv(fns)
     venv = _timed_vec_env(VecMonitor(base))
 
-    latest = run / "checkpoints" / "latest.zip"
+    latest = run / "checkpoints" / CHECKPOINT_NAME
     sessions = sorted((run / "logs").glob("session_*"))
     logger = configure(str(run / "logs" / f"session_{len(sessions)}"), ["csv", "tensorboard"])
-    if resume and latest.is_file():
-        # The run's own file (SB3 zips unpickle on load); its table must still be this config's.
-        check_compatible(read_meta(latest), meta, str(latest))  # meta holds this config's table
-        model = MaskablePPO.load(latest, env=venv, device=cfg.train.device)
-        done_steps = model.num_timesteps
-    else:
-        ppo = cfg.ppo
-        policy: Any = "MlpPolicy"
-        skip: dict[str, Any] = {}
-        if ppo.skip_features:
-            from parlour.baselines.features import lookup, size
-            from parlour.training.networks import SkipFeaturesPolicy
+    model = _new_model(cfg, venv)
+    if resume and is_checkpoint(latest):
+        done_steps = load_resume_checkpoint(model, latest, meta)
+        # fresh deals from here on, the same ones on every resume from this step
+        venv.seed(int(np.random.SeedSequence([cfg.seed, done_steps]).generate_state(1)[0]))
+    elif resume and (old := _old_zip(run)) is not None and trust_pickle:
+        from sb3_contrib import MaskablePPO
 
-            policy, skip = SkipFeaturesPolicy, {"skip": size(lookup(ppo.features, cfg.game.name))}
-        model = MaskablePPO(
-            policy,
-            venv,
-            learning_rate=ppo.learning_rate,
-            n_steps=ppo.n_steps,
-            batch_size=ppo.batch_size,
-            n_epochs=ppo.n_epochs,
-            gamma=ppo.gamma,
-            gae_lambda=ppo.gae_lambda,
-            clip_range=ppo.clip_range,
-            ent_coef=ppo.ent_coef,
-            vf_coef=ppo.vf_coef,
-            max_grad_norm=ppo.max_grad_norm,
-            policy_kwargs={
-                "net_arch": list(ppo.net_arch),
-                "activation_fn": getattr(torch.nn, ACTIVATIONS[ppo.activation]),
-                **skip,
-            },
-            seed=cfg.seed,
-            device=cfg.train.device,
-            verbose=0,
-        )
+        check_compatible(read_meta(old), meta, str(old))
+        model = MaskablePPO.load(old, env=venv, device=cfg.train.device)  # unpickles: the user trusted it
+        done_steps = int(model.num_timesteps)
+    else:
         done_steps = 0
         if cfg.pretrain.teacher:
-            _pretrain(cfg, model, run)
+            with _Stop() as stop:
+                _pretrain(cfg, model, run, meta, stop)
+            # PPO starts from the cloned weights, also on a resume after a stop from here on
+            save_resume_checkpoint(model, latest, meta)
+            for done in (PRETRAIN_DATA, PRETRAIN_CLONE):  # kept in the checkpoint just written
+                shutil.rmtree(run / "checkpoints" / done, ignore_errors=True)
     model.set_logger(logger)
     remaining = cfg.train.total_timesteps - done_steps
-    previous = json.loads((run / "metrics.json").read_text()) if resume and (run / "metrics.json").is_file() else {}
+    previous = _previous_metrics(run) if resume else {}
     start = time.perf_counter()
     with _Stop() as stop:
         if remaining > 0:
@@ -554,15 +793,17 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
         # the training time of every session of the run (a resumed run adds its sessions up)
         train_wall = previous.get("train_wall_seconds", previous.get("session_wall_seconds", 0.0)) + wall
         venv.close()
-        save_checkpoint(model, latest, meta | {"timesteps": model.num_timesteps})
+        save_resume_checkpoint(model, latest, meta)
         if stop.signum is not None:
-            (run / "metrics.json").write_text(
-                json.dumps({"timesteps": int(model.num_timesteps), "train_wall_seconds": train_wall}, indent=2)
+            _write_metrics(run, {"timesteps": int(model.num_timesteps), "train_wall_seconds": train_wall})
+            raise TrainingStopped(
+                stop.signum,
+                f"at step {int(model.num_timesteps):,} of {cfg.train.total_timesteps:,}; checkpoint saved to {latest}",
             )
-            raise TrainingStopped(stop.signum, int(model.num_timesteps), cfg.train.total_timesteps, latest)
     env_seconds = type(venv).env_seconds
+    # SB3's own archive, for users who fine-tune with SB3 (loading it unpickles it: only behind --trust-pickle)
     save_checkpoint(model, run / "model.zip", meta | {"timesteps": model.num_timesteps})
-    pretrained = json.loads((run / PRETRAIN_FILE).read_text()) if (run / PRETRAIN_FILE).is_file() else None
+    pretrained = read_json(run / PRETRAIN_FILE, "pretraining report") if (run / PRETRAIN_FILE).is_file() else None
     record = training_record(
         meta, model.num_timesteps, evaluations=evaluations(run), train_wall_seconds=train_wall, pretrain=pretrained
     )
@@ -572,6 +813,7 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
     plot_learning_curve(run)
     session_steps = int(model.num_timesteps) - done_steps
     metrics = {
+        "finished": True,
         "timesteps": int(model.num_timesteps),
         "session_steps": session_steps,
         "session_wall_seconds": wall,
@@ -582,22 +824,91 @@ def _train(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval
         "learner_share": 1 - env_seconds / wall if wall > 0 else None,
         "final_eval": dict(report["policies"]) if report is not None else None,
     }
-    (run / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    _write_metrics(run, metrics)
     return metrics
+
+
+def _previous_metrics(run: Path) -> dict[str, Any]:
+    """The metrics an earlier session of the run wrote (``{}`` if none); a broken file is named in the error."""
+    path = run / "metrics.json"
+    if not path.is_file():
+        return {}
+    metrics = read_json(path, "metrics file")
+    if not isinstance(metrics, dict):
+        raise RunError(f"{path} is not a metrics file (expected a JSON object)")
+    return metrics
+
+
+def _write_metrics(run: Path, metrics: dict[str, Any]) -> None:
+    atomic_write(run / "metrics.json", json.dumps(metrics, indent=2))
 
 
 #: The pretraining report in a run folder (``pretrain`` in the config).
 PRETRAIN_FILE = "pretrain.json"
+#: Behaviour cloning's own checkpoints, under ``RUN/checkpoints/``: the teacher's games (``data``) and the cloned
+#: network after each epoch (``clone``).
+PRETRAIN_DATA, PRETRAIN_CLONE = "pretrain_data", "pretrain_clone"
 
 
-def _pretrain(cfg: TrainConfig, model: Any, run: Path) -> dict[str, Any]:
-    """Behaviour cloning of ``cfg.pretrain.teacher`` on the learner's tables (a separate env, its own seed)."""
+def _pretrain(cfg: TrainConfig, model: Any, run: Path, meta: dict[str, Any], stop: _Stop) -> dict[str, Any]:
+    """Behaviour cloning of ``cfg.pretrain.teacher`` on the learner's tables (a separate env, its own seed).
+
+    Resumable: a stop while the teacher plays saves the games played so far and the random state
+    (``checkpoints/pretrain_data``), and one while cloning keeps the network after its last whole epoch
+    (``checkpoints/pretrain_clone``); the next start continues from there, with the same result as a run that never
+    stopped. Raises :class:`TrainingStopped` after saving."""
     from parlour.training.pretrain import behaviour_clone, teacher_data
 
     pre = cfg.pretrain
-    env = _make_env_fn(cfg, cfg.train.n_envs, [], cfg.seed)()  # the training tables, one index past the envs'
+    data_dir, clone_dir = run / "checkpoints" / PRETRAIN_DATA, run / "checkpoints" / PRETRAIN_CLONE
+    saved: dict[str, Any] = read_checkpoint(data_dir)[1] if is_checkpoint(data_dir) else {}
+    seconds = float(saved.get("seconds", 0.0))
     start = time.perf_counter()
-    data = teacher_data(env, resolve_for(cfg, pre.teacher), pre.games, np.random.default_rng([cfg.seed, 1]))
+    rng = np.random.default_rng([cfg.seed, 1])
+    data: dict[str, np.ndarray] = saved.get("data", {})
+    games = int(saved.get("games", 0))
+    if games < pre.games:
+        if saved:
+            rng.bit_generator.state = saved["rng"]
+        env = _make_env_fn(cfg, cfg.train.n_envs, [], cfg.seed)()  # the training tables, one index past the envs'
+        data, games = teacher_data(
+            env,
+            resolve_for(cfg, pre.teacher),
+            pre.games,
+            rng,
+            data=data,
+            games_done=games,
+            should_stop=lambda: stop.signum is not None,  # asked between games: a stop keeps the games played
+        )
+        seconds += time.perf_counter() - start
+        start = time.perf_counter()
+        write_checkpoint(
+            data_dir,
+            meta | {"timesteps": 0},
+            {"games": games, "rng": rng.bit_generator.state, "data": data, "seconds": seconds},
+        )
+        if stop.signum is not None:
+            raise TrainingStopped(
+                stop.signum,
+                f"during behaviour cloning ({games:,} of {pre.games:,} teacher games played); they are saved in "
+                f"{data_dir}",
+            )
+    progress: dict[str, Any] = {}
+    if is_checkpoint(clone_dir):
+        progress = read_checkpoint(clone_dir)[1]
+        model.policy.load_state_dict(progress["policy"])
+        seconds += float(progress.get("seconds", 0.0))
+
+    def keep_epoch(epoch: int, optimizer: Any, generator: Any) -> None:
+        state = {
+            "epoch": epoch,
+            "policy": model.policy.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "generator": generator.get_state(),
+            "seconds": seconds + time.perf_counter() - start,
+        }
+        write_checkpoint(clone_dir, meta | {"timesteps": 0}, state)
+
     stats = behaviour_clone(
         model.policy,
         data,
@@ -605,9 +916,21 @@ def _pretrain(cfg: TrainConfig, model: Any, run: Path) -> dict[str, Any]:
         batch_size=pre.batch_size,
         learning_rate=pre.learning_rate,
         seed=cfg.seed,
+        resume=progress or None,
+        on_epoch=keep_epoch,
+        should_stop=lambda: stop.signum is not None,
     )
-    report = {"teacher": pre.teacher, "games": pre.games, **stats, "seconds": time.perf_counter() - start}
-    (run / PRETRAIN_FILE).write_text(json.dumps(report, indent=2))
+    if stats is None:
+        assert stop.signum is not None
+        epoch = int(read_checkpoint(clone_dir)[1]["epoch"]) if is_checkpoint(clone_dir) else 0
+        raise TrainingStopped(
+            stop.signum,
+            f"during behaviour cloning (epoch {epoch} of {pre.epochs} done); the teacher's games and the cloned "
+            f"network are saved in {run / 'checkpoints'}",
+        )
+    seconds += time.perf_counter() - start
+    report = {"teacher": pre.teacher, "games": pre.games, **stats, "seconds": seconds}
+    atomic_write(run / PRETRAIN_FILE, json.dumps(report, indent=2))
     print(
         f"pretrained on {pre.teacher} ({pre.games} games, {int(stats['decisions'])} decisions): teacher's action "
         f"{stats['accuracy']:.3f} of the time, value RMSE {stats['value_rmse']:.3f}, {report['seconds']:.0f} s",
