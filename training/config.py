@@ -250,7 +250,7 @@ def _integral_numbers_as_ints(node: DictConfig, cls: Any, prefix: str = "") -> N
         if kind is None or OmegaConf.is_interpolation(node, str(key)):
             continue
         value = node[key]
-        where = f"{prefix}{key}"
+        where = f"{prefix}{key!s}"
         if kind is int:
             node[key] = _as_int(value, where)
         elif kind == list[int] and isinstance(value, ListConfig):
