@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -16,6 +15,7 @@ import numpy as np
 from parlour.baselines.base import Policy
 from parlour.envs import make as make_env
 from parlour.envs.core import ParlourEnv
+from parlour.envs.fileio import atomic_write
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959963984540054
@@ -65,14 +65,22 @@ def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.
     return {"rewards": [totals[a] for a in env.possible_agents], "outcome": outcome}
 
 
-def save_record(env: ParlourEnv[Any], path: Path, players: Sequence[str], extra: dict[str, Any] | None = None) -> Path:
+def save_record(
+    env: ParlourEnv[Any],
+    path: Path,
+    players: Sequence[str],
+    extra: dict[str, Any] | None = None,
+    *,
+    overwrite: bool = True,
+) -> Path:
     """Write the game just played as a record (``env.record()`` plus the policy in each seat and ``extra``) that
-    ``parlour replay`` steps through and :func:`parlour.envs.replay` reproduces; written atomically."""
+    ``parlour replay`` steps through and :func:`parlour.envs.replay` reproduces.
+
+    Written atomically through a temporary file with a unique name (:func:`parlour.envs.fileio.atomic_write`): a
+    reader sees the whole record or none, and a link at ``path`` is replaced, never written through. With
+    ``overwrite=False`` anything already at ``path`` is left alone and ``FileSafetyError`` raised."""
     record = env.record() | {"players": list(players)} | (extra or {})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=1))
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(record, indent=1), replace=overwrite)
     return path
 
 

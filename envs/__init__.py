@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import importlib
+import numbers
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,27 +33,103 @@ def make(name: str, **kwargs: Any) -> ParlourEnv[Any]:
     return env
 
 
+#: A record's ``format`` (``env.unwrapped.record()``).
+RECORD_FORMAT = "parlour-record/1"
+#: The range of a deal's seed (``reset(options={"game_seed": ...})``).
+MAX_GAME_SEED = 2**63 - 2
+
+
+def _shown(value: Any) -> str:
+    """A value from a record, for an error message: one short line, control characters escaped (``repr``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return "an integer of over 70 digits"
+    if value is None or isinstance(value, str | int | float):
+        text = repr(value)
+        return text if len(text) <= 60 else text[:56] + "...'"
+    kinds = {dict: "an object", list: "a list", tuple: "a list"}
+    return next((k for t, k in kinds.items() if isinstance(value, t)), f"a {type(value).__name__}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_record(record: Any) -> ParlourEnv[Any]:
+    """The checks of :func:`replay` on a record's structure alone: its fields and their types. Returns the env the
+    record is for, made from its ``options`` and not yet reset; raises ``ValueError`` naming the field."""
+    if not isinstance(record, Mapping):
+        raise ValueError(f"replay: a record is an object of named fields, not {_shown(record)}")
+    if "format" in record and record["format"] != RECORD_FORMAT:
+        raise ValueError(f"replay: format is {_shown(record['format'])}; expected {RECORD_FORMAT!r}")
+    name = record.get("env")
+    if not isinstance(name, str) or name not in ENVIRONMENTS:
+        raise ValueError(f"replay: unknown environment {_shown(name)}; available: {sorted(ENVIRONMENTS)}")
+    options = record.get("options")
+    if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+        raise ValueError(f"replay: options must be an object of keyword arguments, not {_shown(options)}")
+    try:
+        env = make(name, **options)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"replay: options: {exc}") from None
+    if record.get("env_version") != env.env_version:
+        raise ValueError(
+            f"replay: the record is for {name} version {_shown(record.get('env_version'))}, this is {env.env_version}"
+        )
+    seed: Any = record.get("game_seed")
+    if not _is_int(seed) or not 0 <= seed <= MAX_GAME_SEED:
+        raise ValueError(f"replay: game_seed must be an integer in [0, 2**63 - 2], not {_shown(seed)}")
+    n = env.num_players
+    if "players" in record:
+        players = record["players"]
+        if not isinstance(players, list) or len(players) != n or not all(isinstance(p, str) for p in players):
+            raise ValueError(f"replay: players must be a list of {n} names (strings), not {_shown(players)}")
+    if "human_seat" in record and not (_is_int(record["human_seat"]) and 0 <= record["human_seat"] < n):
+        raise ValueError(f"replay: human_seat must be a seat in [0, {n - 1}], not {_shown(record['human_seat'])}")
+    actions = record.get("actions")
+    if not isinstance(actions, list):
+        raise ValueError(f"replay: actions must be a list of moves, not {_shown(actions)}")
+    for i, step in enumerate(actions):
+        where = f"replay: move {i + 1} (actions[{i}])"
+        if not isinstance(step, Mapping):
+            raise ValueError(f"{where} must be an object with an integer action and seat, not {_shown(step)}")
+        for field in ("action", "seat"):
+            if not _is_int(step.get(field)):
+                raise ValueError(f"{where}: {field} must be an integer, not {_shown(step.get(field))}")
+        if not 0 <= step["seat"] < n:
+            raise ValueError(f"{where}: seat {_shown(step['seat'])} is not a seat of this game: expected [0, {n - 1}]")
+    return env
+
+
 def replay(record: dict[str, Any]) -> ParlourEnv[Any]:
     """Rebuild the game of a record (``env.unwrapped.record()``) and play its actions; returns the env.
 
-    Raises ``ValueError`` if the record is for an unknown env or version, or if an action is illegal or the
-    outcome differs (the record does not reproduce).
+    Nothing in the record is trusted: its fields are checked (:func:`check_record`), and each move's seat, agent and
+    text are recomputed from the game as it is replayed. Raises ``ValueError`` (one line naming the field, and the
+    move for a move's) if the record is malformed, for an unknown env or version, or does not reproduce: an action
+    is illegal, a move's stored seat, agent or text is not the game's, or the outcome differs.
     """
-    name = record.get("env")
-    if name not in ENVIRONMENTS:
-        raise ValueError(f"replay: unknown environment {name!r}; available: {sorted(ENVIRONMENTS)}")
-    env = make(name, **record["options"])
-    if record.get("env_version") != env.env_version:
-        raise ValueError(
-            f"replay: the record is for {name} version {record.get('env_version')}, this is {env.env_version}"
-        )
+    env = check_record(record)
     env.reset(options={"game_seed": int(record["game_seed"])})
     for i, step in enumerate(record["actions"]):
-        seat = int(step["seat"])
-        if env.agent_selection != env.possible_agents[seat]:
-            raise ValueError(f"replay: step {i} is for seat {seat} but {env.agent_selection} is to act")
-        env.step(int(step["action"]))
-    if record.get("outcome") is not None and env.record()["outcome"] != record["outcome"]:
+        where = f"replay: move {i + 1} (actions[{i}])"
+        if env.game_over:
+            raise ValueError(f"{where}: the game is over before this move")
+        agent = env.agent_selection
+        seat, action = int(step["seat"]), int(step["action"])
+        if env.possible_agents[seat] != agent:
+            raise ValueError(f"{where}: seat {seat} is recorded, but {agent} is to act")
+        if "agent" in step and step["agent"] != agent:
+            raise ValueError(f"{where}: agent {_shown(step['agent'])} is recorded, but {agent} is to act")
+        try:
+            env.step(action)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        illegal = (env.final_outcome or {}).get("illegal_action")
+        if illegal:  # the env penalises illegal actions instead of raising: still not a move of this game
+            raise ValueError(f"{where}: {illegal.get('message', 'illegal action')}")
+        if "text" in step and step["text"] != (text := env.decode_action(action)):
+            raise ValueError(f"{where}: text {_shown(step['text'])} is recorded, but action {action} is {text!r}")
+    if "outcome" in record and env.final_outcome != record["outcome"]:
         raise ValueError("replay: the outcome differs from the record's")
     return env
 
@@ -65,4 +143,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'parlour.envs' has no attribute {name!r}")
 
 
-__all__ = ["ENVIRONMENTS", "ParlourEnv", "make", "replay"]
+__all__ = ["ENVIRONMENTS", "RECORD_FORMAT", "ParlourEnv", "check_record", "make", "replay"]

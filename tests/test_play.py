@@ -107,7 +107,7 @@ def test_replay_refuses_a_record_that_does_not_reproduce(
     assert main(["replay", str(path)]) == 2
     assert message in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "none.json")]) == 2
-    assert "no record at" in capsys.readouterr().err
+    assert "game record not found" in capsys.readouterr().err
 
 
 def test_play_through_its_standard_input(tmp_path: Path) -> None:

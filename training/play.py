@@ -5,11 +5,15 @@ Both show a seat only what that seat can know: the table through ``render_text(p
 seat's moves only as "moved" (a move's text can name what the mover alone knows -- which card it looked at, which
 counter it placed). A replay shows everything only when asked (``god=True``). Input and output go through two
 callables, ``ask(prompt) -> str`` and ``say(text)``, so that a test can drive a game through them.
+
+``parlour play`` keeps the deal's seed to itself until the game is over: the seed rebuilds every hidden card. A
+replay trusts nothing in its file: :func:`parlour.envs.replay` checks the record's fields and recomputes each move's
+seat, agent and text, and whatever of the file is printed goes through :func:`shown` (control characters escaped).
 """
 
 from __future__ import annotations
 
-import json
+import os
 import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -21,8 +25,9 @@ import numpy as np
 from parlour.baselines import available, resolve
 from parlour.baselines.base import Policy
 from parlour.baselines.match import save_record
-from parlour.envs import ENVIRONMENTS, make, replay
+from parlour.envs import ENVIRONMENTS, RECORD_FORMAT, check_record, make, replay
 from parlour.envs.core import ParlourEnv
+from parlour.envs.fileio import FileSafetyError, read_json
 
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
@@ -38,6 +43,23 @@ REPLAY_HELP = (
     "Enter or 'n': next move; 'b': back one move; 'd': the next decision of the seat you watch; a number: go to "
     "that move; 'q': quit."
 )
+
+
+def shown(value: object) -> str:
+    """``value`` as text that is safe to print: every character that is not printable (terminal escape sequences,
+    other control characters, line breaks, bidirectional overrides) is shown as its Python escape (``\\x1b``)."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        else:
+            o = ord(ch)
+            named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(ch)
+            out.append(named or (f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"))
+    return "".join(out)
 
 
 class QuitGame(Exception):  # noqa: N818 - a request, not an error
@@ -93,6 +115,65 @@ def _human_move(env: ParlourEnv[Any], agent: str, ask: Ask, say: Say) -> int:
         say(problem)
 
 
+def _free_name(path: Path) -> Path:
+    """``path``, or the first of ``NAME_2.json``, ``NAME_3.json``, ... beside it that nothing occupies (no file,
+    folder or link)."""
+    candidate, k = path, 1
+    while os.path.lexists(candidate):
+        k += 1
+        candidate = path.with_name(f"{path.stem}_{k}{path.suffix}")
+    return candidate
+
+
+def _check_folder(path: Path, what: str) -> None:
+    """Refuse, before the game, a record path whose folder cannot be made or written (a file in the way, no
+    permission): the game's record would be lost at the end. ``what`` names the path in the message."""
+    for folder in path.parents:
+        if os.path.lexists(folder):
+            if not folder.is_dir():
+                raise ValueError(f"{what}: {shown(folder)} is not a folder")
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise ValueError(f"{what}: cannot write in the folder {shown(folder)}")
+            return
+
+
+def record_path_for(
+    env_name: str, seed: int, record_path: Path | None = None, *, overwrite: bool = False
+) -> tuple[Path, bool]:
+    """Where ``parlour play`` will save its record, checked before the game starts, and whether it may replace a
+    file there. ``record_path`` (``--record``): refused if it is a folder, or if something is there already and
+    not ``overwrite``. Default: ``records/<env>_play_<time>_seed<seed>.json``, with ``_2``, ``_3``, ... added if
+    taken; never overwritten. Messages never name the default path, whose name holds the deal's seed."""
+    if record_path is None:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        folder = Path("records")
+        _check_folder(folder / "record.json", f"cannot save the game record in {folder}")
+        return _free_name(folder / f"{env_name}_play_{stamp}_seed{seed}.json"), False
+    what = f"--record {shown(record_path)}"
+    if record_path.is_dir():
+        raise ValueError(f"{what} is a folder; give the name of a file to write the game record to")
+    if os.path.lexists(record_path) and not overwrite:
+        raise ValueError(f"{what} exists already; pass --overwrite to replace it, or choose another path")
+    _check_folder(record_path, what)
+    return record_path, overwrite
+
+
+def _save(env: ParlourEnv[Any], path: Path, names: list[str], seat: int, overwrite: bool, say: Say) -> Path:
+    """Save the record to ``path``; if something took that name during the game (and not ``overwrite``), to a free
+    name beside it instead. Returns where it went."""
+    try:
+        try:
+            return save_record(env, path, names, {"human_seat": seat}, overwrite=overwrite)
+        except FileSafetyError:
+            if overwrite:
+                raise
+            free = _free_name(path)
+            say(f"{shown(path)} appeared during the game; it is left alone.")
+            return save_record(env, free, names, {"human_seat": seat}, overwrite=False)
+    except OSError as exc:
+        raise ValueError(f"could not save the game record to {shown(path)}: {exc.strerror or exc}") from None
+
+
 def play_game_with_person(
     env_name: str,
     *,
@@ -102,12 +183,16 @@ def play_game_with_person(
     seed: int | None = None,
     options: dict[str, Any] | None = None,
     record_path: Path | None = None,
+    overwrite: bool = False,
     ask: Ask = input,
     say: Say = print,
     trust_pickle: bool = False,
 ) -> dict[str, Any]:
     """A person takes ``seat`` (drawn if ``None``) against ``opponents`` (policy specs, one per other seat or one
-    for all; default the game's heuristic bot). Returns the game record, which is saved to ``record_path``."""
+    for all; default the game's heuristic bot). Returns the game record, which is saved to ``record_path`` (see
+    :func:`record_path_for`: an existing file is replaced only with ``overwrite``).
+
+    The seed (drawn if ``None``) deals the cards, so it is shown only once the game is over."""
     if env_name not in ENVIRONMENTS:
         raise ValueError(f"unknown environment {env_name!r}; available: {sorted(ENVIRONMENTS)}")
     kwargs = dict(options or {})
@@ -115,7 +200,7 @@ def play_game_with_person(
         kwargs["num_players"] = num_players
     env = make(env_name, **kwargs)
     n = env.num_players
-    seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed  # printed: replayable
+    seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed  # shown when the game is over
     rng = np.random.default_rng(seed)
     if seat is None:
         seat = int(rng.integers(n))
@@ -132,12 +217,13 @@ def play_game_with_person(
     seats: list[Policy | None] = [None] * n
     for i, s in enumerate(others):
         seats[s] = policies[specs[i if len(specs) > 1 else 0]]
+    record_path, overwrite = record_path_for(env_name, seed, record_path, overwrite=overwrite)  # before the game
     env.reset(seed=seed)
     me = env.possible_agents[seat]
     names = ["you" if p is None else p.name for p in seats]
-    say(
-        f"{env_name}, {n} players, seed {seed}. You are {me}; "
-        + ", ".join(f"{env.possible_agents[s]}: {names[s]}" for s in others)
+    say(  # no seed: it would tell the whole deal
+        f"{env_name}, {n} players. You are {me}; "
+        + ", ".join(f"{env.possible_agents[s]}: {shown(names[s])}" for s in others)  # names: from policy files
         + ". '?' for help."
     )
     quit_early = False
@@ -154,7 +240,7 @@ def play_game_with_person(
                 continue
             action = policy.act_with_env(env, agent, rng)  # observes and acts, unless the policy needs more
             env.step(action)
-            say(f"{agent} ({policy.name}) moved.")  # not what: its move's text may be private
+            say(f"{agent} ({shown(policy.name)}) moved.")  # not what: its move's text may be private
     except (QuitGame, EOFError):
         quit_early = True
         say("\nGame stopped.")
@@ -168,32 +254,33 @@ def play_game_with_person(
             say(
                 "Scores: " + ", ".join(f"{a} {x}" for a, x in zip(env.possible_agents, outcome["scores"], strict=False))
             )
-    if record_path is None:
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        record_path = Path("records") / f"{env_name}_play_{stamp}_seed{seed}.json"
-    save_record(env, record_path, names, {"human_seat": seat})
-    say(f"Game record saved to {record_path} (parlour replay {record_path})")
+    say(f"The deal's seed was {seed} (--seed {seed} deals this game again).")  # the game is over: no secret now
+    record_path = _save(env, record_path, names, seat, overwrite, say)
+    say(f"Game record saved to {shown(record_path)} (parlour replay {shown(record_path)})")
     return record
 
 
 # ----------------------------------------------------------------------------------------------- replay
 def load_record(path: Path) -> dict[str, Any]:
-    """A saved game record, checked to reproduce (every action legal, the same outcome)."""
+    """A saved game record, checked to reproduce (:func:`parlour.envs.replay`: every field of the right type, every
+    action legal, every move's seat, agent and text the game's, the same outcome). Raises ``ValueError``: one line
+    that names the file (and the field), with control characters escaped."""
     try:
-        record: dict[str, Any] = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise ValueError(f"no record at {path}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not a game record (not JSON: {exc})") from None
-    if not isinstance(record, dict) or record.get("format") != "parlour-record/1":
-        raise ValueError(f"{path} is not a game record (expected format 'parlour-record/1')")
-    replay(record)  # raises if the record does not reproduce
+        record = read_json(path, "game record")
+        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+            raise ValueError(f"{path} is not a game record (expected format {RECORD_FORMAT!r})")
+        replay(record)  # raises if the record is malformed or does not reproduce
+    except ValueError as exc:
+        message = str(exc).removeprefix("replay: ")
+        if str(path) not in message:
+            message = f"{path}: {message}"
+        raise ValueError(shown(message)) from None
     return record
 
 
 def positions(record: dict[str, Any]) -> list[ParlourEnv[Any]]:
     """The game before each move and after the last: ``len(actions) + 1`` copies."""
-    env = make(record["env"], **record["options"])
+    env = check_record(record)
     env.reset(options={"game_seed": int(record["game_seed"])})
     out = [env.clone()]
     for step in record["actions"]:
@@ -204,23 +291,26 @@ def positions(record: dict[str, Any]) -> list[ParlourEnv[Any]]:
 
 def describe(record: dict[str, Any], states: Sequence[ParlourEnv[Any]], k: int, perspective: str | None) -> str:
     """Move ``k``: the table as ``perspective`` saw it (everything when ``None``) and the move made, shown only if
-    that seat may know it (its own move, or any move in the god view)."""
+    that seat may know it (its own move, or any move in the god view). Who moved and what the move was are the
+    game's (``states``), not the file's; the players' names from the file are shown escaped."""
     actions = record["actions"]
     players = record.get("players") or []
     env = states[k]
     lines = [f"--- move {k + 1} of {len(actions)} ---" if k < len(actions) else "--- the end ---"]
-    lines.append(env.render_text(perspective=perspective))
+    lines.append("\n".join(map(shown, env.render_text(perspective=perspective).split("\n"))))  # options: from the file
     if k < len(actions):
-        step = actions[k]
-        who = step["agent"] + (f" ({players[step['seat']]})" if step["seat"] < len(players) else "")
-        if perspective is None or step["agent"] == perspective:
+        agent = env.agent_selection
+        seat = env.possible_agents.index(agent)
+        action = int(actions[k]["action"])
+        who = agent + (f" ({shown(players[seat])})" if seat < len(players) else "")
+        if perspective is None or agent == perspective:
             legal = env.legal_actions()
-            lines.append(f"{who} chose [{step['action']}] {step['text']}, from {len(legal)} legal actions")
+            lines.append(f"{who} chose [{action}] {env.decode_action(action)}, from {len(legal)} legal actions")
         else:
             lines.append(f"{who} moves")
     else:
-        outcome = record.get("outcome") or {}
-        winners = [f"player_{w}" for w in outcome.get("winners", [])]
+        outcome = env.final_outcome or {}
+        winners = [env.possible_agents[w] for w in outcome.get("winners", [])]
         lines.append(f"Winners: {', '.join(winners) or 'nobody'}")
     return "\n".join(lines)
 
@@ -231,18 +321,19 @@ def replay_game(
     """Step through a saved game, forward and back, as ``perspective`` saw it (default: the person's seat in a
     record of ``parlour play``, else ``player_0``), or everything with ``god``."""
     record = load_record(path)
-    n = int(record["options"]["num_players"])
+    states = positions(record)
+    agents = states[0].possible_agents
+    n = len(agents)
     if perspective is None and not god:
-        perspective = f"player_{record.get('human_seat', 0)}"
-    if perspective is not None and perspective not in [f"player_{i}" for i in range(n)]:
+        perspective = agents[int(record.get("human_seat", 0))]
+    if perspective is not None and perspective not in agents:
         raise ValueError(
             f"--perspective {perspective!r} is not a seat of this game: expected player_0 .. player_{n - 1}"
         )
     view = None if god else perspective
-    states = positions(record)
     last = len(states) - 1
     say(
-        f"{record['env']}, {n} players, seed {record['game_seed']}, {last} moves; "
+        f"{shown(record['env'])}, {n} players, seed {int(record['game_seed'])}, {last} moves; "
         + ("the whole table (god view)" if view is None else f"as {view} saw it")
         + ". '?' for help."
     )
@@ -264,7 +355,7 @@ def replay_game(
         elif answer == "b":
             k = max(0, k - 1)
         elif answer == "d":
-            mine = [i for i in range(k + 1, last) if view is None or record["actions"][i]["agent"] == view]
+            mine = [i for i in range(k + 1, last) if view is None or states[i].agent_selection == view]
             k = mine[0] if mine else last
         elif answer.isdigit() and 1 <= int(answer) <= last + 1:
             k = int(answer) - 1

@@ -140,6 +140,7 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
         evaluations,
         final_evaluation,
         format_evaluation,
+        new_session,
         periodic_evaluation,
         plot_learning_curve,
     )
@@ -155,9 +156,7 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
         steps = _restore(algo, run, meta)
     done_steps = steps
     previous = _previous_metrics(run) if resume else {}
-    sessions = sorted((run / "logs").glob("session_*"))
-    log_dir = run / "logs" / f"session_{len(sessions)}"
-    log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir = new_session(run)
     budget = cfg.train
     marks = {"ckpt": steps, "eval": steps}
     start = time.perf_counter()

@@ -550,6 +550,7 @@ def prepare_run(cfg: TrainConfig, run: Path, resume: bool, command: str, overwri
     """
     saved = run / "config.yaml"
     if resume:
+        _check_no_links(run)
         changes = config_changes(saved_config(run, trusted=True), cfg)  # cfg was read and checked by the caller
         _check_resumable(run, changes)
         if changes:
@@ -571,6 +572,17 @@ def prepare_run(cfg: TrainConfig, run: Path, resume: bool, command: str, overwri
         atomic_write(run / "versions.json", json.dumps(versions(), indent=2))
     append_text(run / "command.txt", command + "\n")
     return cfg
+
+
+def _check_no_links(run: Path) -> None:
+    """A run folder Parlour wrote holds no symbolic links: one planted in a handed-over folder is refused before
+    anything is written, so no write follows it out of the folder."""
+    for folder in (run, *(run / d for d in ("checkpoints", "logs", "snapshots"))):
+        if not folder.is_dir():
+            continue
+        for entry in [folder, *folder.iterdir(), *(p for d in folder.iterdir() if d.is_dir() for p in d.iterdir())]:
+            if entry.is_symlink():
+                raise RunError(f"{entry} is a symbolic link; refusing to write through it (a run folder holds none)")
 
 
 def _open_run(run: Path, resume: bool, overwrite: bool) -> FolderLock:
@@ -756,8 +768,7 @@ def _train(
     venv = _timed_vec_env(VecMonitor(base))
 
     latest = run / "checkpoints" / CHECKPOINT_NAME
-    sessions = sorted((run / "logs").glob("session_*"))
-    logger = configure(str(run / "logs" / f"session_{len(sessions)}"), ["csv", "tensorboard"])
+    logger = configure(str(new_session(run)), ["csv", "tensorboard"])
     model = _new_model(cfg, venv)
     if resume and is_checkpoint(latest):
         done_steps = load_resume_checkpoint(model, latest, meta)
@@ -826,6 +837,15 @@ def _train(
     }
     _write_metrics(run, metrics)
     return metrics
+
+
+def new_session(run: Path) -> Path:
+    """A new, empty log folder for this start or resume (``logs/session_K``, K one past the highest there): made
+    afresh, so nothing planted in the run folder is written through."""
+    numbers = [int(p.name[8:]) for p in (run / "logs").glob("session_*") if p.name[8:].isdigit()]
+    folder = run / "logs" / f"session_{max(numbers, default=-1) + 1}"
+    folder.mkdir(parents=True)
+    return folder
 
 
 def _previous_metrics(run: Path) -> dict[str, Any]:
@@ -993,7 +1013,6 @@ def plot_learning_curve(run: Path) -> Path:
     ax2.plot(xs, ys)
     ax2.set(xlabel="timesteps", ylabel="mean episode reward", title="training episodes")
     fig.tight_layout()
-    out = run / "learning_curve.png"
-    fig.savefig(out, dpi=100)
+    out = atomic_write(run / "learning_curve.png", lambda path: fig.savefig(path, dpi=100, format="png"))
     plt.close(fig)
     return out
