@@ -39,8 +39,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
     print(f"\n{args.env}: {args.games} games, {args.players} players, seed {args.seed}, seats rotated")
     print(format_table(rows))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=2)
+        from parlour.envs.fileio import atomic_write
+
+        atomic_write(args.json, json.dumps(rows, indent=2))
     return 0
 
 
