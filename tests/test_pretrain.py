@@ -22,17 +22,36 @@ ENV = "six_suspects_v0"
 
 def test_teacher_data_holds_the_teachers_legal_actions_and_the_returns_that_followed() -> None:
     env = SingleAgentEnv(ENV, [make_bot("random")], env_kwargs={"reward": "vote"}, seed=0)
-    data = teacher_data(env, make_bot("six_suspects_expert"), 5, np.random.default_rng(0))
+    data, games = teacher_data(env, make_bot("six_suspects_expert"), 5, np.random.default_rng(0))
     n = len(data["actions"])
+    assert games == 5
     assert n > 5 and data["obs"].shape == (n, env.observation_space.shape[0])
     assert data["masks"][np.arange(n), data["actions"]].all()  # every action was legal where it was taken
     # one vote per game pays +-1 at the end of it: the return-to-go is that reward at every decision of a game
     assert set(np.unique(data["returns"])) <= {-1.0, 1.0}
 
 
+def test_teacher_games_stopped_and_continued_are_the_games_played_at_once() -> None:
+    def env() -> SingleAgentEnv:
+        return SingleAgentEnv(ENV, [make_bot("random")], seed=0)
+
+    whole, _ = teacher_data(env(), make_bot("six_suspects_heuristic"), 6, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    asked = iter([False, False, True])
+    part, done = teacher_data(env(), make_bot("six_suspects_heuristic"), 6, rng, should_stop=lambda: next(asked))
+    assert done == 2
+    state = json.loads(json.dumps(rng.bit_generator.state))  # what the checkpoint keeps of it
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state
+    rest, done = teacher_data(env(), make_bot("six_suspects_heuristic"), 6, rng, data=part, games_done=done)
+    assert done == 6
+    for key in whole:
+        np.testing.assert_array_equal(rest[key], whole[key])
+
+
 def test_cloning_makes_the_network_act_like_the_teacher() -> None:
     env = SingleAgentEnv(ENV, [make_bot("six_suspects_heuristic")], seed=1)
-    data = teacher_data(env, make_bot("six_suspects_expert"), 40, np.random.default_rng(1))
+    data, _ = teacher_data(env, make_bot("six_suspects_expert"), 40, np.random.default_rng(1))
     model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu")
     before = behaviour_clone(model.policy, data, epochs=1, batch_size=64, learning_rate=1e-12, seed=0)
     after = behaviour_clone(model.policy, data, epochs=30, batch_size=64, learning_rate=1e-3, seed=0)
