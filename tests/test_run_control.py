@@ -3,21 +3,27 @@ run folder, failed runs, and the messages of an install without the train extra.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
+import pickle
+import shlex
 import signal
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from parlour.envs.fileio import FolderLock  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
-from parlour.training.train import checkpoint_step  # noqa: E402
+from parlour.training.train import RUN_MARKER, checkpoint_step  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parent / "data" / "six_suspects_base.yaml"
 #: A run of a few seconds: 128 steps a rollout (2 envs x 64).
@@ -260,3 +266,396 @@ def test_the_shared_machine_bench_trains_alone_and_beside_a_busy_process(tmp_pat
         table.splitlines()[-1]
         == f"| 1 | 1 | 128 | {rows[1]['train_seconds']:.0f} | {rows[1]['steps_per_s']:,.0f} | {ratio:.2f} |"
     )
+
+
+# ----------------------------------------------------------------------------------------------- nothing lost, nothing run
+# Run folders that cannot destroy data or run code, and stops that keep their work. Every probe below failed on the
+# Parlour before these checks: --overwrite deleted any folder holding a config.yaml (the current folder and a home
+# folder included); --resume unpickled a handed-over checkpoints/latest.zip and honoured a run folder's own
+# trust_pickle: true; Ctrl-C during behaviour cloning deleted the run and printed a resume line that failed; logs were
+# written through planted links; nothing locked a run folder; broken metrics, huge budgets and networks gave
+# tracebacks or were read lossily; overrides after options were refused.
+PRETRAIN = ["pretrain.games=12", "pretrain.epochs=4", "pretrain.batch_size=32"]
+
+
+def _module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str) -> str:
+    folder = tmp_path / "mods"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.py").write_text(text)
+    monkeypatch.syspath_prepend(str(folder))
+    sys.modules.pop(name, None)
+    return name
+
+
+def stopper_at(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, calls: int) -> str:
+    """An opponent that plays at random and sends SIGINT at its ``calls``th move (``module:Interrupter``)."""
+    name = f"stopper_{calls}"
+    return f"{_module(tmp_path, monkeypatch, name, STOPPER.format(calls=calls))}:Interrupter"
+
+
+def train(run: Path, *more: str) -> int:
+    return main(["train", str(CONFIG), *TINY, "opponents=[random]", *more, "--out", str(run), "--no-progress"])
+
+
+def resume_args(err: str) -> list[str]:
+    """The arguments of the resume command a stopped run printed (after the executable)."""
+    line = next(x for x in err.splitlines() if "train --resume --out" in x)
+    words = shlex.split(line[line.index("parlour train --resume") :])
+    return words[1:]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def tree(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): digest(p)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.is_symlink() and p.name != ".parlour-lock"
+    }
+
+
+# ----------------------------------------------------------------------------------------------- --overwrite
+@pytest.fixture
+def finished_run(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    assert train(run, "train.total_timesteps=128") == 0
+    return run
+
+
+def test_overwrite_refuses_a_folder_parlour_did_not_make(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    thesis = tmp_path / "thesis"
+    for name in (".git/HEAD", "src/main.py", "config.yaml"):
+        (thesis / name).parent.mkdir(parents=True, exist_ok=True)
+        (thesis / name).write_text(name)
+    before = tree(thesis)
+    assert train(thesis, "train.total_timesteps=128", "--overwrite") == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (
+        f"parlour train: --overwrite: refusing to delete {thesis}: it is not a run folder Parlour made (no "
+        f"{RUN_MARKER}); it holds .git, config.yaml, src. Choose another --out, or delete it yourself"
+    )
+    assert tree(thesis) == before
+
+
+def test_overwrite_refuses_a_run_folder_that_holds_other_files(
+    finished_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (finished_run / "notes.txt").write_text("mine")
+    assert train(finished_run, "train.total_timesteps=128", "--overwrite") == 2
+    assert "besides its run it holds notes.txt, which Parlour did not write" in capsys.readouterr().err
+    assert (finished_run / "notes.txt").read_text() == "mine" and (finished_run / "policy.json").is_file()
+
+
+@pytest.mark.parametrize("where", ["current folder", "home folder", "folder holding the home folder"])
+def test_overwrite_never_deletes_the_current_or_a_home_folder(
+    where: str, finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # even a real run folder, marker and all, is kept when it is where the user stands or lives
+    if where == "current folder":
+        monkeypatch.chdir(finished_run)
+        out, why = ".", "it is the current folder"
+    elif where == "home folder":
+        monkeypatch.setenv("HOME", str(finished_run))
+        out, why = str(finished_run), "it is a home folder"
+    else:
+        monkeypatch.setenv("HOME", str(finished_run))
+        out, why = str(finished_run.parent), f"it holds a home folder ({finished_run})"
+    before = tree(finished_run)
+    assert main(["train", str(CONFIG), *TINY, "--out", out, "--overwrite", "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"parlour train: --overwrite: refusing to delete {out}: {why}"
+    )
+    assert tree(finished_run) == before
+
+
+def test_overwrite_replaces_a_run_folder_it_made(finished_run: Path) -> None:
+    first = json.loads((finished_run / RUN_MARKER).read_text())["run_id"]
+    assert train(finished_run, "train.total_timesteps=128", "--overwrite") == 0
+    assert json.loads((finished_run / RUN_MARKER).read_text())["run_id"] != first
+    assert len((finished_run / "command.txt").read_text().splitlines()) == 1
+
+
+# ----------------------------------------------------------------------------------------------- no pickle, no code
+class WritesAFile:
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Path.write_text, (self.target, "pwned"))
+
+
+@pytest.fixture
+def stopped_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    run = tmp_path / "run"
+    assert train(run, "train.total_timesteps=1024", f"opponents=[{stopper_at(tmp_path, monkeypatch, 300)}]") == 130
+    assert checkpoint_step(run)
+    return run
+
+
+def test_resume_never_unpickles_a_handed_over_checkpoint(
+    stopped_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The folder as an earlier Parlour wrote it, with a crafted SB3 zip as its checkpoint.
+    import shutil
+    import zipfile
+
+    target = tmp_path / "written_by_the_pickle.txt"
+    shutil.rmtree(stopped_run / "checkpoints" / "latest")
+    payload = base64.b64encode(pickle.dumps(WritesAFile(target))).decode()
+    with zipfile.ZipFile(stopped_run / "checkpoints" / "latest.zip", "w") as zf:
+        zf.writestr("data", json.dumps({"policy_class": {":type:": "<class 'x'>", ":serialized:": payload}}))
+        zf.writestr("policy.pth", pickle.dumps(WritesAFile(target)))
+        zf.writestr("parlour.json", json.dumps({"timesteps": 256}))
+    before = tree(stopped_run)
+    capsys.readouterr()
+    assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "an SB3 zip written by an earlier Parlour: loading it unpickles it" in err and "--trust-pickle" in err
+    assert not target.exists() and tree(stopped_run) == before
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ("trust_pickle: false", "sets trust_pickle: true, which a run folder cannot grant itself"),
+        ("opponents:\n- stopper_300:Interrupter", "names the Python file"),
+    ],
+)
+def test_a_run_folders_config_cannot_grant_itself_trust(
+    edit: str, message: str, stopped_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evil = tmp_path / "evil.py"
+    target = tmp_path / "written_by_the_module.txt"
+    evil.write_text(f"from pathlib import Path\nPath({str(target)!r}).write_text('pwned')\nX = 1\n")
+    config = stopped_run / "config.yaml"
+    text = config.read_text()
+    assert edit in text
+    replacement = "trust_pickle: true" if "trust" in edit else f"opponents:\n- {evil}:X"
+    config.write_text(text.replace(edit, replacement))
+    before = tree(stopped_run)
+    capsys.readouterr()
+    assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and "--trust-pickle" in err
+    assert not target.exists() and tree(stopped_run) == before
+
+
+def test_a_checkpoint_that_does_not_fit_is_refused_in_one_line(
+    stopped_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = stopped_run / "checkpoints" / "latest" / "state.json"
+    tree_ = json.loads(state.read_text())
+    tree_["policy"] = {"mlp_extractor.policy_net.0.weight": {"__tensor__": "missing"}}
+    state.write_text(json.dumps(tree_))
+    capsys.readouterr()
+    assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("state.json: refers to an array 'missing' that the tensors file lacks"), err
+    tree_["policy"] = {}
+    state.write_text(json.dumps(tree_))
+    assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+    assert "this checkpoint does not fit the run's network (" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec", ["os:abort", "os:getcwd", "sys:exit"])
+def test_a_config_naming_a_function_that_is_not_a_policy_is_refused_without_calling_it(
+    spec: str, tmp_path: Path
+) -> None:
+    parlour = Path(sys.executable).parent / "parlour"
+    run = tmp_path / "run"
+    cmd = [str(parlour), "train", str(CONFIG), *TINY, f"opponents=[{spec}]", "--out", str(run), "--no-progress"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr  # os:abort was called as a factory before: exit 134
+    assert done.stderr.count("\n") == 1 and f"opponents: policy {spec!r}" in done.stderr
+    assert not run.exists()
+
+
+# ----------------------------------------------------------------------------------------------- every stop keeps its work
+def test_a_stop_while_the_teacher_plays_keeps_its_games_and_resumes_to_the_same_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    steps = ["train.total_timesteps=128", *PRETRAIN]
+    whole = tmp_path / "whole"
+    assert train(whole, *steps, f"pretrain.teacher={stopper_at(tmp_path, monkeypatch, 10**9)}") == 0
+    run = tmp_path / "stopped"
+    assert train(run, *steps, f"pretrain.teacher={stopper_at(tmp_path, monkeypatch, 40)}") == 130
+    err = capsys.readouterr().err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("parlour train: stopped by SIGINT during behaviour cloning (")
+    assert "teacher games played); they are saved in" in line and "Traceback" not in err
+    assert (run / "config.yaml").is_file() and not (run / "pretrain.json").exists()
+    assert main(resume_args(err)) == 0  # the printed line works
+    # the same teacher games, the same cloned network, the same PPO: as if it had never stopped
+    ours, theirs = (json.loads((r / "pretrain.json").read_text()) for r in (run, whole))
+    same = ("games", "decisions", "nll", "accuracy", "value_rmse")
+    assert {k: ours[k] for k in same} == {k: theirs[k] for k in same}
+    assert digest(run / "policy.safetensors") == digest(whole / "policy.safetensors")
+
+
+def test_a_stop_while_cloning_keeps_the_epochs_done_and_resumes_to_the_same_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import parlour.training.pretrain as pretrain
+
+    steps = ["train.total_timesteps=128", *PRETRAIN, "pretrain.teacher=six_suspects_heuristic"]
+    whole = tmp_path / "whole"
+    assert train(whole, *steps) == 0
+    clone = pretrain.behaviour_clone
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        keep = kwargs["on_epoch"]
+
+        def on_epoch(epoch: int, *more: Any) -> None:
+            keep(epoch, *more)
+            if epoch == 2:
+                os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the third epoch
+
+        return clone(*args, **{**kwargs, "on_epoch": on_epoch})
+
+    monkeypatch.setattr(pretrain, "behaviour_clone", interrupted)
+    run = tmp_path / "stopped"
+    assert train(run, *steps) == 130
+    err = capsys.readouterr().err
+    assert "stopped by SIGINT during behaviour cloning (epoch 2 of 4 done)" in err
+    monkeypatch.setattr(pretrain, "behaviour_clone", clone)
+    assert main(resume_args(err)) == 0
+    ours, theirs = (json.loads((r / "pretrain.json").read_text()) for r in (run, whole))
+    assert {k: v for k, v in ours.items() if k != "seconds"} == {k: v for k, v in theirs.items() if k != "seconds"}
+    assert digest(run / "policy.safetensors") == digest(whole / "policy.safetensors")
+    assert not (run / "checkpoints" / "pretrain_data").exists()  # kept in the PPO checkpoint once PPO started
+
+
+@pytest.mark.parametrize("phase", ["periodic evaluation", "final evaluation"])
+def test_a_stop_in_an_evaluation_leaves_a_run_that_resumes_to_the_end(
+    phase: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    periodic = ["train.eval_every=128", "eval.periodic_games=2"] if phase == "periodic evaluation" else []
+    assert (
+        train(run, "train.total_timesteps=256", *periodic, f"eval.opponents=[{stopper_at(tmp_path, monkeypatch, 5)}]")
+        == 130
+    )
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    if phase == "periodic evaluation":
+        assert last.startswith("parlour train: stopped by SIGINT at step 128 of 256; checkpoint saved to")
+    else:
+        assert last.startswith("parlour train: interrupted; the run continues from its checkpoint at step 256 with:")
+    assert main(resume_args(err)) == 0
+    assert json.loads((run / "metrics.json").read_text())["finished"] is True
+
+
+def test_a_stop_at_start_up_says_nothing_was_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = _module(
+        tmp_path, monkeypatch, "stops_on_import", "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nX = 1\n"
+    )
+    run = tmp_path / "run"
+    assert train(run, f"opponents=[{name}:X]") == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "parlour train: interrupted before the run folder was made; nothing was kept"
+    )
+    assert not run.exists()
+
+
+# ----------------------------------------------------------------------------------------------- files and locks
+def test_a_second_process_on_a_run_folder_is_refused_naming_the_holder(
+    stopped_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # another process holds the lock (flock locks belong to an open file: this one stands for that process)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from parlour.envs.fileio import FolderLock; "
+            f"FolderLock({str(stopped_run)!r}).acquire(); print('held', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        capsys.readouterr()
+        assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+        assert (
+            capsys.readouterr()
+            .err.strip()
+            .endswith(f"run folder {stopped_run} is in use by another process (pid {holder.pid}); wait for it to end")
+        )
+    finally:
+        holder.kill()
+        holder.wait()
+    with FolderLock(stopped_run):  # the holder's end freed it
+        pass
+
+
+@pytest.mark.parametrize("planted", ["command.txt", "evaluations.jsonl"])
+def test_logs_are_never_written_through_a_planted_link(
+    planted: str, stopped_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    link = stopped_run / planted
+    link.unlink(missing_ok=True)
+    link.symlink_to(victim)
+    code = main(["train", "--resume", "--out", str(stopped_run), "train.eval_every=128", "--no-progress"])
+    assert code == 2
+    assert f"{link} is a symbolic link; refusing to write through it" in capsys.readouterr().err
+    assert victim.read_text() == "precious"
+
+
+def test_temporary_files_have_unique_names_and_links_are_replaced_not_followed(tmp_path: Path) -> None:
+    from parlour.envs.fileio import atomic_write
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    target = tmp_path / "out.json"
+    for fixed in (".out.json.tmp", "out.json.tmp"):  # the fixed names of the writers before
+        (tmp_path / fixed).symlink_to(victim)
+    atomic_write(target, "{}")
+    target.unlink()
+    target.symlink_to(victim)  # a link at the target itself
+    atomic_write(target, "{}")
+    assert victim.read_text() == "precious" and not target.is_symlink() and target.read_text() == "{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.json.tmp", "out.json", "out.json.tmp", "victim.txt"]
+
+
+# ----------------------------------------------------------------------------------------------- one-line errors
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("train.total_timesteps=1e30", "train.total_timesteps=1e+30 is out of range: expected an integer of at most"),
+        ("train.total_timesteps=100000000000000000000", "train.total_timesteps=100000000000000000000 is out of range"),
+        ("ppo.net_arch=[100000,100000]", "ppo.net_arch=[100000, 100000] with ppo.n_steps=64 and train.n_envs=2 needs"),
+        ("seed=-1", "seed=-1 is out of range"),
+    ],
+)
+def test_budgets_the_machine_cannot_hold_are_refused_in_one_line(
+    override: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert train(tmp_path / "run", override) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_broken_metrics_file_is_named(stopped_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (stopped_run / "metrics.json").write_text("{not json")
+    capsys.readouterr()
+    assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines()[-1].startswith(f"parlour train: {stopped_run / 'metrics.json'} is not a valid metrics file")
+
+
+def test_overrides_may_come_after_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    argv = ["train", str(CONFIG), "--out", str(run), *TINY, "--no-progress", "train.total_timesteps=128"]
+    assert main(argv) == 0
+    assert json.loads((run / "metrics.json").read_text())["timesteps"] == 128
+    with pytest.raises(SystemExit):
+        main(["train", str(CONFIG), "--out", str(run), "--bogus"])
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
