@@ -7,9 +7,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
+import inspect
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +76,15 @@ def _shipped(folder: Path) -> dict[str, str]:
 #: Shipped trained policy name -> env id, from the files present. They play with NumPy alone: no PyTorch needed.
 SHIPPED: dict[str, str] = _shipped(CHECKPOINT_DIR)
 #: What a policy spec may be besides a name, for the messages that list what is accepted.
-OTHER_SPECS = "a policy file (NAME.json beside NAME.safetensors), or module:attribute of your own Policy"
+OTHER_SPECS = (
+    "a policy file (NAME.json beside NAME.safetensors), or module:NAME or path/to/file.py:NAME naming a class or "
+    "instance with act(observation, action_mask, rng), or a function act(observation, action_mask, rng)"
+)
+#: What ``module:NAME`` and ``file.py:NAME`` may name, for the messages that refuse anything else.
+ACCEPTED_OBJECTS = (
+    "a policy is a class (made with no arguments) or instance with act(observation, action_mask, rng), "
+    "or a function act(observation, action_mask, rng)"
+)
 
 
 class UnknownPolicyError(ValueError):
@@ -96,9 +107,14 @@ GENERIC_STEMS = frozenset({"policy", "model", "latest"})
 
 def short_label(path: str) -> str:
     """A table's name for a policy given by path: the file's stem (``runs/x/quick-seed0/policy.json`` ->
-    ``quick-seed0/policy``, since ``policy`` alone says nothing), not the whole path."""
+    ``quick-seed0/policy``, since ``policy`` alone says nothing), not the whole path; ``module:NAME`` as it is, and
+    ``path/to/my_agent.py:act`` as ``my_agent.py:act``."""
     if ":" in path and not Path(path).exists():
-        return path  # module:attribute
+        left, _, name = path.rpartition(":")
+        if not left.endswith(".py"):
+            return path  # module:NAME
+        p = Path(left)
+        return f"{p.parent.name}/{p.name}:{name}" if p.stem in GENERIC_STEMS and p.parent.name else f"{p.name}:{name}"
     p = Path(path)
     return f"{p.parent.name}/{p.stem}" if p.stem in GENERIC_STEMS and p.parent.name else p.stem
 
@@ -135,9 +151,24 @@ def resolve(
 ) -> Policy:
     """The one way from a policy spec to a policy that can sit at ``env_name``'s table with ``num_players`` and
     the rule keywords ``options``: a bot name, a shipped policy name, a policy file, an SB3 ``*.zip`` (only with
-    ``trust_pickle``: loading one can run code stored in it), or ``module:attribute`` naming a
-    :class:`~parlour.baselines.base.Policy` (class, instance or factory). A policy trained for another table is
-    refused here, before the first step, with a message naming each difference."""
+    ``trust_pickle``: loading one can run code stored in it), or your own code named as ``module:NAME`` (an
+    importable module; ``NAME`` may be a dotted attribute path) or ``path/to/file.py:NAME`` (a Python file
+    anywhere, loaded by path: no ``PYTHONPATH`` needed; a relative path is taken from the current folder; the
+    split is at the last ``:``). A policy trained for another table is refused here, before the first step, with
+    a message naming each difference.
+
+    A spec *names* a policy; it never calls arbitrary code. ``NAME`` must be one of:
+
+    * a class with an ``act`` method, made with no arguments (its constructor's signature is checked first);
+    * an instance with ``act(observation, action_mask, rng)``;
+    * a function (or other callable) whose signature takes exactly ``(observation, action_mask, rng)``: it is
+      wrapped as a policy whose ``act`` calls it. It is never called at resolve time.
+
+    Anything else (``os:abort``, ``sys:exit``, ``builtins:print``, a zero-argument factory) is refused in one line
+    before it is called. What cannot be avoided: a module is imported, and a file is run, when named, as Python's
+    ``import`` does (a missing module or file is refused before that); Parlour never runs code from a config's
+    *content* beyond importing what it names. The policy's name in tables is its own ``name`` for a
+    :class:`~parlour.baselines.base.Policy`, else ``label`` (default :func:`short_label` of the spec)."""
     from parlour.baselines import policy_file
 
     names = available(env_name)
@@ -172,41 +203,194 @@ def resolve(
 
         return PickledCheckpointPolicy(spec_path, table, deterministic=deterministic, label=label)
     if ":" in spec_path and not Path(spec_path).exists():
-        return _import_policy(spec_path, env_name)
-    raise UnknownPolicyError(f"unknown policy {spec!r} for {env_name}: expected one of {names}, or {OTHER_SPECS}")
+        return _import_policy(spec_path, env_name, label)
+    hint = f" (name what to play in it: {spec}:NAME)" if spec.endswith(".py") else ""
+    raise UnknownPolicyError(f"unknown policy {spec!r} for {env_name}{hint}: expected one of {names}, or {OTHER_SPECS}")
+
+
+_MISSING = object()
+
+
+def _dotted(text: str) -> bool:
+    """Whether ``text`` is a dotted path of Python identifiers (``a``, ``a.b.c``)."""
+    return bool(text) and all(part.isidentifier() for part in text.split("."))
+
+
+def _call_problem(fn: Any, *lead: Any) -> str | None:
+    """Why ``fn(*lead, observation, action_mask, rng)`` is not the policy call, from ``fn``'s signature alone
+    (``None``: it is); nothing is called."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return "has no signature Python can inspect"
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in sig.parameters.values()):
+        return f"takes {sig}"  # *args takes any call: not the policy call
+    try:
+        sig.bind(*lead, 1, 2, 3)
+    except TypeError:
+        return f"takes {sig}"
+    return None
+
+
+def _method_problem(cls: Any, where: str) -> str | None:
+    """Why ``cls`` (a class with an ``act``) is not a policy class, from signatures alone (``None``: it is)."""
+    if inspect.isabstract(cls):
+        return f"{where} is abstract"
+    static = inspect.getattr_static(cls, "act", None)
+    lead = () if isinstance(static, staticmethod | classmethod) else (None,)  # None stands for self
+    why = _call_problem(cls.act, *lead)
+    if why is not None and why != "has no signature Python can inspect":  # an act we cannot inspect is trusted
+        return f"{where}.act {why}"
+    try:
+        made = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return f"{where}'s constructor has no signature Python can inspect, so it is not made"
+    try:
+        made.bind()
+    except TypeError:
+        return f"{where} is made with {made}"
+    return None
+
+
+def _load_file(path: Path, spec: str) -> Any:
+    """The module of the Python file ``path`` (which exists), loaded by path under a private module name (the same
+    one for the same file, reused while the file is unchanged)."""
+    resolved = path.resolve()
+    stat = resolved.stat()
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    name = f"_parlour_policy_{hashlib.sha256(str(resolved).encode()).hexdigest()[:16]}"
+    cached = sys.modules.get(name)
+    if cached is not None and getattr(cached, "__parlour_stamp__", None) == stamp:
+        return cached
+    file_spec = importlib.util.spec_from_file_location(name, resolved)
+    if file_spec is None or file_spec.loader is None:
+        raise UnknownPolicyError(f"policy {spec!r}: Python cannot load {path} as a module")
+    module = importlib.util.module_from_spec(file_spec)
+    sys.modules[name] = module  # as import does: the file's classes can be pickled and dataclasses work
+    try:
+        file_spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    module.__parlour_stamp__ = stamp  # type: ignore[attr-defined]
+    return module
+
+
+def _reload(spec: str, env_name: str, label: str | None) -> Policy:
+    """A policy named by ``spec`` again (how a wrapped policy travels to another process: by its spec)."""
+    return _import_policy(spec, env_name, label)
 
 
 class _External(Policy):
-    """A user's object with ``act(observation, action_mask, rng)`` that does not subclass Policy."""
+    """A policy named by ``module:NAME`` or ``file.py:NAME`` that is not a :class:`Policy` found in an importable
+    module: a user's object with ``act``, a policy function (``call``: the object is called as ``act``), or any
+    policy from a file. It plays as the object does (a wrapped ``Policy``'s ``games``, ``check_table`` and
+    ``act_with_env`` included) and is pickled as its spec, so it is named again, not copied, in another process."""
 
-    def __init__(self, inner: Any, name: str) -> None:
+    def __init__(self, inner: Any, name: str, source: tuple[str, str, str | None], *, call: bool = False) -> None:
         self.inner = inner
         self.name = name  # type: ignore[misc]
+        self.source = source
+        self._act = inner if call else inner.act
+        games = getattr(inner, "games", None)
+        self.games = None if games is None else tuple(games)  # type: ignore[misc]
+        self.needs_env = isinstance(inner, Policy) and inner.needs_env  # type: ignore[misc]
 
     def act(self, observation: Any, action_mask: Any, rng: Any) -> int:
-        return int(self.inner.act(observation, action_mask, rng))
+        return int(self._act(observation, action_mask, rng))
+
+    def check_table(self, table: dict[str, Any]) -> None:
+        if isinstance(self.inner, Policy):
+            self.inner.check_table(table)
+        else:
+            super().check_table(table)
+
+    def act_with_env(self, env: Any, agent: str, rng: Any) -> int:
+        if isinstance(self.inner, Policy):
+            return int(self.inner.act_with_env(env, agent, rng))
+        return super().act_with_env(env, agent, rng)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_reload, self.source)
 
 
-def _import_policy(spec: str, env_name: str) -> Policy:
-    import importlib
-
-    module_name, _, attr = spec.partition(":")
+def _import_policy(spec: str, env_name: str, label: str | None = None) -> Policy:
+    """The policy ``module:NAME`` or ``path/to/file.py:NAME`` names (see :func:`resolve` for what ``NAME`` may be).
+    The spec's form, the module's existence (``importlib.util.find_spec``) or the file's are checked before anything
+    is imported or run; the object is then checked by its kind and signature alone, and only a class is called (with
+    no arguments, once its constructor's signature allows it). Every refusal is one line."""
+    left, _, attr = spec.rpartition(":")
+    from_file = left.endswith(".py")
+    if not _dotted(attr) or not (from_file or _dotted(left)):
+        raise UnknownPolicyError(
+            f"policy {spec!r} is neither module:NAME nor path/to/file.py:NAME (NAME: a Python name, dotted for an "
+            f"attribute's attribute; split at the last ':')"
+        )
     try:
-        obj: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise UnknownPolicyError(f"policy {spec!r}: cannot import it as module:attribute ({exc})") from None
-    if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "act")):
-        obj = obj()  # a class or a factory
-    if not callable(getattr(obj, "act", None)):
-        raise UnknownPolicyError(f"policy {spec!r} has no act(observation, action_mask, rng) method")
+        if from_file:
+            path = Path(left).expanduser()
+            if not path.is_file():
+                here = "" if path.is_absolute() else f" in {Path.cwd()}"
+                raise UnknownPolicyError(f"policy {spec!r}: there is no Python file {str(path)!r}{here}")
+            obj: Any = _load_file(path, spec)
+            source, owner, sep = f"{path.resolve()}:{attr}", path.name, ":"
+        else:
+            try:
+                found = importlib.util.find_spec(left)
+            except (ImportError, ValueError):
+                found = None
+            if found is None:
+                raise UnknownPolicyError(
+                    f"policy {spec!r}: cannot import it as module:NAME (no module named {left!r}; a file is "
+                    "path/to/file.py:NAME)"
+                )
+            obj = importlib.import_module(left)
+            source, owner, sep = spec, left, "."
+    except ImportError as exc:
+        raise UnknownPolicyError(f"policy {spec!r}: importing it failed ({exc})") from None
+    for part in attr.split("."):
+        value = getattr(obj, part, _MISSING)
+        if value is _MISSING:
+            raise UnknownPolicyError(f"policy {spec!r}: {owner} has no attribute {part!r}")
+        obj, owner, sep = value, f"{owner}{sep}{part}", "."
+    where = owner
+
+    def refused(why: str) -> UnknownPolicyError:
+        why = why.replace("\n", "\\n")  # one line, whatever a signature's defaults print
+        return UnknownPolicyError(f"policy {spec!r} is not a policy: {why} but {ACCEPTED_OBJECTS}")
+
     games = getattr(obj, "games", None)
     if games is not None and env_name not in games:
         raise UnknownPolicyError(f"policy {spec!r} plays {list(games)}, not {env_name}")
-    if isinstance(obj, Policy):
-        return obj
-    return _External(obj, spec)
+    call = False
+    if isinstance(obj, type):
+        if not callable(getattr(obj, "act", None)):
+            raise refused(f"{where} is a class without an act method")
+        why = _method_problem(obj, where)
+        if why is not None:
+            raise refused(why)
+        obj = obj()
+    elif callable(getattr(obj, "act", None)):
+        why = _call_problem(obj.act)
+        if why is not None and why != "has no signature Python can inspect":
+            raise refused(f"{where}.act {why}")
+    elif callable(obj):
+        why = _call_problem(obj)
+        if why is None and inspect.isbuiltin(obj):
+            why = "is a built-in function"
+        if why is not None:
+            raise refused(f"{where} {why}")
+        call = True
+    else:
+        raise refused(f"{where} is of type {type(obj).__name__}")
+    games = getattr(obj, "games", None)
+    if games is not None and env_name not in games:
+        raise UnknownPolicyError(f"policy {spec!r} plays {list(games)}, not {env_name}")
+    if isinstance(obj, Policy) and not from_file:
+        return obj  # pickled by reference: its module is importable
+    label = label or short_label(spec)
+    named = obj.name if isinstance(obj, Policy) and obj.name != Policy.name else label
+    return _External(obj, named, (source, env_name, label), call=call)
 
 
 def make(name: str, env_name: str | None = None) -> Policy:

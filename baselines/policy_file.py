@@ -19,8 +19,12 @@ key                       meaning
 ``weights``               the weights file's name, its SHA-256 and every tensor's shape
 ========================  ====================================================================================
 
-Loading checks the spec's format, the weights' hash and every tensor's name and shape against the network the spec
-describes, then plays with a NumPy forward pass: no PyTorch is needed to play a shipped policy, and nothing in the
+Loading validates the spec against :data:`SPEC_SCHEMA` (a JSON Schema, checked with ``jsonschema``: every field's
+type, the network's activation, layer widths up to :data:`MAX_LAYER_WIDTH` and at most :data:`MAX_PARAMETERS`
+parameters in all, counted before anything is allocated, the weights file a plain name beside the spec) and refuses a
+malformed spec in one line naming the file and the field (``runs/x/policy.json: network.activation: 'gelu' is not
+one of ['relu', 'tanh']``); it then checks the weights' hash, every tensor's name and shape against the network the
+spec describes and every value (NaN or infinity is refused, naming the tensor), then plays with a NumPy forward pass: no PyTorch is needed to play a shipped policy, and nothing in the
 file can run code. Before a policy sits at a table, :func:`check_compatible` compares the table with the spec and
 refuses, in one line naming each difference, a policy trained for another env, version, player count, observation
 or action size, or any rule keyword. Keywords in :data:`SIGNAL_KEYWORDS` change the learning signal or the handling
@@ -29,13 +33,14 @@ of bad input, not the game being played, so they may differ.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -55,6 +60,13 @@ ACTIVATIONS = ("relu", "tanh")
 SIGNAL_KEYWORDS = frozenset({"reward", "illegal_action", "illegal_reward"})
 #: The keys of a spec that describe a table (see :func:`table_of`).
 TABLE_KEYS = ("env", "env_version", "num_players", "options", "observation_size", "num_actions")
+#: Bounds a spec must keep, checked before anything is allocated: a hidden layer's width, the number of hidden
+#: layers per head, the network's parameters in all (``1 << 26``: 256 MiB of float32), and how deeply the spec's JSON
+#: may nest (the shipped specs nest 5 deep).
+MAX_LAYER_WIDTH = 65536
+MAX_LAYERS = 64
+MAX_PARAMETERS = 1 << 26
+MAX_DEPTH = 64
 
 
 class PolicyFileError(ValueError):
@@ -217,8 +229,19 @@ class MLPActorCritic:
     """The forward pass of SB3's MLP actor-critic in NumPy (float32), from its tensors; with
     ``network.skip_features``, the heads also take the trailing inputs their extra columns stand for."""
 
+    #: The hidden-layer activations by name: nothing else is played.
+    ACTIVATION_FUNCTIONS: ClassVar[dict[str, Callable[[np.ndarray], np.ndarray]]] = {
+        "relu": lambda x: np.maximum(x, 0.0),
+        "tanh": np.tanh,
+    }
+
     def __init__(self, network: dict[str, Any], tensors: dict[str, np.ndarray]) -> None:
-        self.activation = network["activation"]
+        self.activation = network.get("activation")
+        if self.activation not in self.ACTIVATION_FUNCTIONS:
+            raise PolicyFileError(
+                f"network.activation {_short(self.activation)} is not supported: expected one of {list(ACTIVATIONS)}"
+            )
+        self._activate = self.ACTIVATION_FUNCTIONS[self.activation]
         # the heads' extra input columns (their shapes were checked against the spec when read)
         self.skip = tensors["action_net.weight"].shape[1] - network["pi"][-1] if network.get("skip_features") else 0
         self.pi = [
@@ -242,7 +265,7 @@ class MLPActorCritic:
         skipped = x[..., x.shape[-1] - self.skip :]
         for w, b in layers:
             x = x @ w + b
-            x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
+            x = self._activate(x)
         return np.concatenate([x, skipped], axis=-1) if self.skip else x
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
@@ -264,6 +287,146 @@ def spec_shapes(spec: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     keep = network_fields(spec)
     width = spec["observation_size"] if keep is None else len(keep)
     return expected_shapes(spec["network"], width, spec["num_actions"], extra)
+
+
+# ----------------------------------------------------------------------------------------- the spec's schema
+_LAYERS = {
+    "type": "array",
+    "maxItems": MAX_LAYERS,
+    "items": {"type": "integer", "minimum": 1, "maximum": MAX_LAYER_WIDTH},
+}
+_NAMES = {"type": "array", "items": {"type": "string"}}
+
+#: The JSON Schema (draft 2020-12) of a policy spec. ``integer`` means a JSON integer (``4``, not ``4.0``).
+SPEC_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Parlour policy spec",
+    "type": "object",
+    "required": ["format", "format_version", *TABLE_KEYS, "network", "weights"],
+    "properties": {
+        "format": {"const": FORMAT},
+        "format_version": {"const": FORMAT_VERSION},
+        "env": {"type": "string"},
+        "env_version": {"type": "integer", "minimum": 0},
+        "num_players": {"type": "integer", "minimum": 1},
+        "options": {"type": "object"},
+        "observation_size": {"type": "integer", "minimum": 1},
+        "num_actions": {"type": "integer", "minimum": 1},
+        "network": {
+            "type": "object",
+            "required": ["kind", "pi", "vf", "activation"],
+            "additionalProperties": False,
+            "properties": {
+                "kind": {"enum": [MLP_ACTOR_CRITIC]},
+                "pi": _LAYERS,
+                "vf": _LAYERS,
+                "activation": {"enum": list(ACTIVATIONS)},
+                "features": _NAMES,
+                "skip_features": {"type": "boolean"},
+                "observation_fields": _NAMES,
+            },
+        },
+        "weights": {
+            "type": "object",
+            "required": ["file", "sha256", "tensors"],
+            "properties": {
+                "file": {
+                    "type": "string",
+                    "pattern": r"^(?!.*\.\.)[^/\\\x00]+$",
+                    "description": "a plain file name (no '/' or '..'), beside the spec",
+                },
+                "sha256": {
+                    "type": "string",
+                    "pattern": "^[0-9a-f]{64}$",
+                    "description": "a SHA-256 digest (64 lowercase hex digits)",
+                },
+                "tensors": {
+                    "type": "object",
+                    "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                },
+            },
+        },
+        "training": {"type": "object"},
+        "package_version": {"type": "string"},
+    },
+}
+
+
+@functools.cache
+def _validator() -> Any:
+    """A draft 2020-12 validator of :data:`SPEC_SCHEMA` in which ``integer`` is a JSON integer only."""
+    from jsonschema import Draft202012Validator, validators
+
+    types = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, x: isinstance(x, int) and not isinstance(x, bool)
+    )
+    return validators.extend(Draft202012Validator, type_checker=types)(SPEC_SCHEMA)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut to about ``limit`` characters (a message stays one short line)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 5]}...{text[-1]}"
+
+
+def _field(path: Sequence[Any]) -> str:
+    """A JSON path as a field name: ``network.pi[0]``."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests (a scalar 0, ``[]`` 1, ``[[1]]`` 2), without recursion; stops past
+    :data:`MAX_DEPTH`."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                break
+            stack.extend((x, depth + 1) for x in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def parameter_count(network: dict[str, Any], input_size: int, num_actions: int) -> int:
+    """How many parameters the network of a (schema-valid) ``network`` entry has with ``input_size`` inputs (the
+    feature sets and ``skip_features`` add a few more: not counted)."""
+    total = 0
+    for layers, out in ((network["pi"], num_actions), (network["vf"], 1)):
+        width = input_size
+        for w in (*layers, out):
+            total += (width + 1) * w
+            width = w
+    return total
+
+
+def validate_spec(spec: Any, where: str | Path) -> None:
+    """Refuse, in one line naming ``where`` (the spec's file) and the field, a spec that :data:`SPEC_SCHEMA` or the
+    size bounds do not allow."""
+    if _depth(spec) > MAX_DEPTH:
+        raise PolicyFileError(f"{where} is not a policy spec (its JSON nests deeper than {MAX_DEPTH} levels)")
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(spec))
+    if error is not None:
+        field = _field(error.absolute_path)
+        if error.validator == "type":
+            message = f"{_short(error.instance)} is not of type {error.validator_value!r}"
+        elif error.validator == "pattern":
+            message = f"{_short(error.instance)} is not {error.schema.get('description', 'allowed')}"
+        else:
+            message = error.message if len(error.message) <= 200 else f"{error.message[:195]}..."
+        raise PolicyFileError(f"{where}: {field + ': ' if field else ''}{message}".replace("\n", "\\n"))
+    count = parameter_count(spec["network"], spec["observation_size"], spec["num_actions"])
+    if count > MAX_PARAMETERS:
+        raise PolicyFileError(
+            f"{where}: network: {count:,} parameters (pi {spec['network']['pi']}, vf {spec['network']['vf']}, "
+            f"{spec['observation_size']} inputs, {spec['num_actions']} actions) is more than the {MAX_PARAMETERS:,} "
+            "a policy file may hold"
+        )
 
 
 # ----------------------------------------------------------------------------------------- files
@@ -299,8 +462,7 @@ def save_policy(path: str | Path, tensors: dict[str, np.ndarray], spec: dict[str
     shapes = spec_shapes(spec)
     if {k: v.shape for k, v in arrays.items()} != shapes:
         raise PolicyFileError("save_policy: the tensors do not match the network the spec describes")
-    _replace_atomically(weights_path, lambda p: save_file(arrays, str(p)))
-    full = {
+    full: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         **{k: spec[k] for k in TABLE_KEYS},
@@ -309,16 +471,19 @@ def save_policy(path: str | Path, tensors: dict[str, np.ndarray], spec: dict[str
         "package_version": spec.get("package_version", package_version()),
         "weights": {
             "file": weights_path.name,
-            "sha256": _sha256(weights_path),
+            "sha256": "0" * 64,  # the hash of the weights, once written
             "tensors": {k: list(v) for k, v in shapes.items()},
         },
     }
+    validate_spec(json.loads(json.dumps(full, default=str)), spec_path)  # never write a spec that reading refuses
+    _replace_atomically(weights_path, lambda p: save_file(arrays, str(p)))
+    full["weights"]["sha256"] = _sha256(weights_path)
     _replace_atomically(spec_path, lambda p: p.write_text(json.dumps(full, indent=1, default=str) + "\n"))
     return spec_path
 
 
 def read_spec(path: str | Path) -> dict[str, Any]:
-    """The spec of a policy file (JSON only; the weights are not read)."""
+    """The spec of a policy file (JSON only; the weights are not read), validated (see :func:`validate_spec`)."""
     spec_path, _ = paths(path)
     if not spec_path.is_file():
         raise PolicyFileError(f"policy file not found: {spec_path} (a policy is NAME.json beside NAME.safetensors)")
@@ -326,24 +491,26 @@ def read_spec(path: str | Path) -> dict[str, Any]:
         spec: dict[str, Any] = json.loads(spec_path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise PolicyFileError(f"{spec_path} is not a policy spec (not JSON: {exc})") from None
+    except RecursionError:
+        raise PolicyFileError(f"{spec_path} is not a policy spec (its JSON nests too deeply to read)") from None
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
         raise PolicyFileError(f"{spec_path} is not a policy spec (its 'format' is not {FORMAT!r})")
     if spec.get("format_version") != FORMAT_VERSION:
         raise PolicyFileError(
-            f"{spec_path} has format_version {spec.get('format_version')!r}; this Parlour reads {FORMAT_VERSION}"
+            f"{spec_path} has format_version {_short(spec.get('format_version'))}; this Parlour reads {FORMAT_VERSION}"
         )
-    missing = [k for k in (*TABLE_KEYS, "network", "weights") if k not in spec]
-    if missing:
-        raise PolicyFileError(f"{spec_path} lacks {missing}")
+    validate_spec(spec, spec_path)
     return spec
 
 
 def read_weights(path: str | Path, spec: dict[str, Any]) -> dict[str, np.ndarray]:
-    """The tensors of a policy file, after checking their hash and their names and shapes against the spec."""
+    """The tensors of a policy file, after checking the spec (:func:`validate_spec`), the weights' hash, their names
+    and shapes against the spec and their values (all finite)."""
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
     spec_path, weights_path = paths(path)
+    validate_spec(spec, spec_path)  # the weights' file name is a plain name beside the spec, the network bounded
     weights_path = spec_path.with_name(spec["weights"]["file"])
     if not weights_path.is_file():
         raise PolicyFileError(f"policy weights not found: {weights_path} (named by {spec_path})")
@@ -358,7 +525,17 @@ def read_weights(path: str | Path, spec: dict[str, Any]) -> dict[str, np.ndarray
     if got != shapes:
         wrong = sorted(set(got) ^ set(shapes)) or sorted(k for k in shapes if got[k] != shapes[k])
         raise PolicyFileError(f"{weights_path} does not hold the network its spec describes (differs in {wrong})")
-    return {k: v.astype(np.float32, copy=False) for k, v in tensors.items()}
+    out = {}
+    for k, v in tensors.items():
+        if not np.issubdtype(v.dtype, np.number) or np.issubdtype(v.dtype, np.complexfloating):
+            raise PolicyFileError(f"{weights_path}: tensor {k!r} holds {v.dtype} values, not real numbers")
+        with np.errstate(over="ignore"):  # a float64 beyond float32's range: refused just below
+            out[k] = v.astype(np.float32, copy=False)
+        if not np.isfinite(out[k]).all():
+            raise PolicyFileError(
+                f"{weights_path}: tensor {k!r} holds NaN or infinite values (as float32): a policy needs finite weights"
+            )
+    return out
 
 
 class TrainedPolicy(Policy):

@@ -1,8 +1,9 @@
 """Reusable checks for any Parlour environment (and for users' own envs built on :class:`ParlourEnv`).
 
 - :func:`hidden_information_audit`: redraws everything hidden from an agent and asserts that nothing it is shown
-  (observation, mask, infos, perspective text, mid-game rewards) changes; that the redraw really changes hidden state in a good
-  share of cases; and that a change of what the agent *can* know does change its observation.
+  (observation, mask, infos, perspective text, mid-game rewards, and the final infos and reward when the acting seat
+  is penalised for an illegal action) changes; that the redraw really changes hidden state in a good share of cases;
+  and that a change of what the agent *can* know does change its observation.
 - :func:`fuzz`: many seeded random games, checking the game's invariants and the API's promises at every step,
   and that every game ends within a bound.
 - :func:`replay_check`: record → JSON → replay gives identical observations, rewards and outcome.
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.envs.core import ParlourEnv
+from parlour.envs.core import ILLEGAL_PENALIZE, ParlourEnv
 
 EnvFactory = Callable[[], ParlourEnv[Any]]
 
@@ -58,6 +59,8 @@ class AuditReport:
     resamples: int = 0
     hidden_changed: int = 0
     visible_changes_checked: int = 0
+    #: Illegal actions played (penalty mode) in a true and a resampled world, the agent's final infos compared.
+    illegal_actions_checked: int = 0
 
     @property
     def hidden_change_share(self) -> float:
@@ -79,8 +82,12 @@ def hidden_information_audit(
     ``samples`` resampled copies (``resample_hidden``) and assert that the agent's observation, mask, infos and
     perspective text are byte-identical, that what it knows is kept, and that the copy satisfies the game's
     invariants. The share of copies whose hidden part changed must reach ``min_hidden_change_share`` (a
-    resampler that returns the truth fails). Then resample for each *other* agent: wherever that changes what
-    this agent knows, this agent's observation must change (an observation that omits what the agent saw fails).
+    resampler that returns the truth fails). In the true and one resampled world, the acting seat (this agent or
+    another) then plays the same illegal action under ``illegal_action="penalize"``: this agent's final infos and
+    reward must agree, all but the outcome's revealed game state (an explanation of the offence that names the
+    offender's legal actions, and so its hand, to the other seats fails). Then resample for each *other* agent:
+    wherever that changes what this agent knows, this agent's observation must change (an observation that omits
+    what the agent saw fails).
     """
     rng = np.random.default_rng(seed)
     report = AuditReport()
@@ -108,6 +115,7 @@ def hidden_information_audit(
                     report.resamples += 1
                     report.hidden_changed += hidden2 != hidden
                 _check_step_infos(point, copy, agent, rng, where)
+                report.illegal_actions_checked += _check_illegal_infos(point, copy, agent, where)
                 for other in point.agents:
                     if other == agent:
                         continue
@@ -149,6 +157,39 @@ def _check_step_infos(
     assert a._cumulative_rewards.get(agent) == b._cumulative_rewards.get(agent), (
         f"hidden information leaks into the reward of {where}"
     )
+
+
+def _final_view(env: ParlourEnv[Any], agent: str) -> str:
+    """What ``agent`` is told when the game has ended: its infos and reward, with the outcome's revealed game state
+    (legitimately world-dependent) left out -- only the outcome fields the driver adds are kept."""
+    info = dict(env.infos.get(agent) or {})
+    outcome = info.pop("outcome", None)
+    if isinstance(outcome, dict):
+        outcome = {k: outcome.get(k) for k in ("truncated", "illegal_action")}
+    return repr((info, outcome, env.rewards.get(agent), env._cumulative_rewards.get(agent)))
+
+
+def _check_illegal_infos(original: ParlourEnv[Any], resampled: ParlourEnv[Any], agent: str, where: str) -> bool:
+    """In penalty mode, the acting seat plays the same illegal action (illegal in both worlds; out of range if every
+    action is legal in one of them) in the true and a world resampled for ``agent``: the game ends, and what
+    ``agent`` is told of it must agree. Returns whether a check was made."""
+    actor = original.agent_selection
+    if original.game_over or original.terminations[actor] or original.truncations[actor]:
+        return False
+    either = original.observe(actor)["action_mask"] | resampled.observe(actor)["action_mask"]
+    illegal = np.flatnonzero(either == 0)
+    action = int(illegal[0]) if len(illegal) else original.num_actions
+    views = []
+    for world in (original, resampled):
+        penalised = world.clone()
+        penalised.illegal_action = ILLEGAL_PENALIZE
+        penalised.step(action)
+        assert penalised.game_over, f"{world}: an illegal action in penalty mode did not end the game ({where})"
+        views.append(_final_view(penalised, agent))
+    assert views[0] == views[1], (
+        f"hidden information leaks into the final infos of {where} after {actor}'s illegal action {action}"
+    )
+    return True
 
 
 @dataclass

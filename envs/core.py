@@ -287,23 +287,41 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         # Masks are read-only arrays made afresh by the rules for every state (or shared constants), so they are
-        # handed out without a copy; the observation is a new array on every call.
+        # handed out without a copy; the observation is a new array on every call. An agent that has left after the
+        # end may still be observed (its final view, mask all zeros): adapters show each seat its last observation.
         mask = self._mask if agent == self.agent_selection and not self._over else self._zero_mask
-        return {"observation": self._observation(self._seat[agent]), "action_mask": mask}
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):  # free on the happy path
+            seat = self._seat_of(agent)
+        return {"observation": self._observation(seat), "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # PettingZoo's ``last`` with ``observe`` inlined (the hot path of every AEC loop).
         agent = self.agent_selection
+        try:
+            reward = self._cumulative_rewards[agent]
+        except KeyError:  # free on the happy path
+            raise ValueError(self._left_message(agent)) from None
         obs = None
         if observe:
             mask = self._zero_mask if self._over else self._mask
             obs = {"observation": self._observation(self._seat[agent]), "action_mask": mask}
+        return (obs, reward, self.terminations[agent], self.truncations[agent], self.infos[agent])
+
+    def _seat_of(self, agent: Any) -> int:
+        """The seat of ``agent``; a clear ``ValueError`` for a name that is not one of this env's agents."""
+        try:
+            return self._seat[agent]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"{self.metadata['name']}: {agent!r} is not an agent of this env; agents: {self.possible_agents}"
+            ) from None
+
+    def _left_message(self, agent: str) -> str:
         return (
-            obs,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
+            f"{self.metadata['name']}: {agent} has left the game (it is over); agents still to step: {self.agents}; "
+            "call reset()"
         )
 
     @property
@@ -321,7 +339,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
 
     def observation_dict(self, agent: str) -> dict[str, np.ndarray]:
         """The observation of ``agent`` decoded through the layout into named arrays."""
-        return self.observation_layout.decode(self._observation(self._seat[agent]))
+        return self.observation_layout.decode(self._observation(self._seat_of(agent)))
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
         agent = self.agent_selection if agent is None else agent
@@ -336,23 +354,21 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
                 raise ValueError(f"{agent} is done: its step must be step(None), got {action!r}")
             self._dead_step(agent)
             return
+        mask = self._mask
+        if type(action) is int and 0 <= action < self.num_actions and mask[action]:
+            act = action  # the common case, checked cheaply (and first: the env is benchmarked)
+        else:
+            # A value that is not an integer is a programming error, not a move: it raises in both modes, and the
+            # penalty mode penalises only integers the mask forbids. Checked before anything changes.
+            act = self._integer(agent, action)
+            if not (0 <= act < self.num_actions and mask[act]):
+                self._illegal(agent, act, mask)  # raises, or ends the game with the penalty
+                return
         if self._rewards_dirty:
             for a in self.agents:
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
         self._cumulative_rewards[agent] = 0.0
-        mask = self._mask
-        if type(action) is int and 0 <= action < self.num_actions and mask[action]:
-            act = action  # the common case, checked cheaply
-        else:
-            try:
-                act = int(action)  # type: ignore[arg-type]
-                legal = act == action and 0 <= act < self.num_actions and mask[act]
-            except (TypeError, ValueError):
-                legal = False
-            if not legal:
-                self._illegal(agent, action, mask)
-                return
         deltas = self._apply(act)
         self._history.append((self._seat[agent], act))
         if deltas is not None:
@@ -376,27 +392,50 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
                 self._cumulative_rewards[a] += float(d)
                 self._rewards_dirty = True
 
-    def _illegal(self, agent: str, action: Any, mask: np.ndarray) -> None:
-        legal = [int(x) for x in np.flatnonzero(mask)]
-        try:
-            text = self.decode_action(int(action))
-        except Exception:  # noqa: BLE001 - any failure to decode just means "not an action"
-            text = "step(None) is only for an agent whose game is over" if action is None else "not an action"
-        message = f"illegal action {action!r} ({text}) for {agent}; legal actions: " + ", ".join(
-            f"{x} ({self.decode_action(x)})" for x in legal
-        )
+    def _integer(self, agent: str, action: Any) -> int:
+        """``action`` as an ``int`` if it is an integer (Python's or NumPy's, not a ``bool``); else a ``ValueError``."""
+        if isinstance(action, int | np.integer) and not isinstance(action, bool):
+            return int(action)
+        if action is None:
+            reason = "step(None) is only for an agent whose game is over"
+        else:
+            shown = repr(action) if isinstance(action, str) else str(action)
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            kind = "bool" if isinstance(action, np.bool_) else type(action).__name__
+            reason = f"actions are integers; got {kind} {shown}"
+        raise ValueError(f"illegal action {action!r} for {agent}: {reason}; legal actions: {self._named_legal()}")
+
+    def _named_legal(self) -> str:
+        return ", ".join(f"{x} ({self.decode_action(x)})" for x in np.flatnonzero(self._mask).tolist())
+
+    def _illegal(self, agent: str, action: int, mask: np.ndarray) -> None:
+        """An integer that is not a legal action of ``agent``: raise, or end the game with the penalty."""
+        if 0 <= action < self.num_actions:
+            text = self.decode_action(action)
+        else:  # never decoded: a game's table would name some other action, or a nonsense one
+            text = f"not an action (expected 0..{self.num_actions - 1})"
+        message = f"illegal action {action} ({text}) for {agent}; legal actions: {self._named_legal()}"
         if self.illegal_action == ILLEGAL_RAISE:
             raise ValueError(message)
+        if self._rewards_dirty:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._rewards_dirty = False
+        self._cumulative_rewards[agent] = 0.0
         penalty = [0.0] * self.num_players
         penalty[self._seat[agent]] = self.illegal_reward
         self._add_rewards(penalty)
-        self._finish(truncated=False, illegal=(agent, message))
+        # Only the offender hears what it did wrong and what it could have done (its legal actions can name its
+        # hand): the outcome every seat gets says who offended, nothing more.
+        told = {"agent": agent, "action": action, "message": message, "legal": np.flatnonzero(mask).tolist()}
+        self._finish(truncated=False, offender=agent)
+        self.infos[agent]["illegal_action"] = told
 
-    def _finish(self, truncated: bool, illegal: tuple[str, str] | None = None) -> None:
+    def _finish(self, truncated: bool, offender: str | None = None) -> None:
         outcome = self.outcome()
         outcome["truncated"] = truncated
-        if illegal is not None:
-            outcome["illegal_action"] = {"agent": illegal[0], "message": illegal[1]}
+        if offender is not None:
+            outcome["illegal_action"] = {"agent": offender}
         self._final_outcome = outcome
         self._over = True
         for a in self.agents:
@@ -404,7 +443,10 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
                 self.truncations[a] = True
             else:
                 self.terminations[a] = True
-            self.infos[a] = {"outcome": outcome}
+            # every seat its own info dict and outcome dict: what is added to one seat's (the offender's explanation)
+            # reaches no other, nor the env's final outcome. The values inside are the same public objects for all
+            # (a deep copy per seat would cost a small game's env ~30% of its speed in the benchmark): read-only.
+            self.infos[a] = {"outcome": dict(outcome)}
         self.agent_selection = self.agents[0]
 
     def _dead_step(self, agent: str) -> None:
@@ -442,12 +484,12 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
 
     def resample_state(self, agent: str, rng: np.random.Generator) -> S:
         """The rules state of :meth:`resample_hidden` alone (no copy of the env): cheap determinisation for search."""
-        return self._resample_state(self._seat[agent], rng)
+        return self._resample_state(self._seat_of(agent), rng)
 
     def resample_hidden(self, agent: str, rng: np.random.Generator) -> ParlourEnv[S]:
         """A copy in which everything hidden from ``agent`` is redrawn consistently with what it observed."""
         new = self.clone()
-        new.game = self._resample_state(self._seat[agent], rng)
+        new.game = self._resample_state(self._seat_of(agent), rng)
         new._replayable = False
         new._on_new_state()
         if not new._over:

@@ -150,3 +150,46 @@ def test_the_state_vector_is_derived_from_the_source_by_field_name() -> None:
     assert v.tolist() == [0, 1, 4, 5, 6, 2, 3, 0]
     with pytest.raises(ValueError, match="state field 'b' has 3 entries, source field 'a' 2"):
         state_from_source(state, src, np.zeros(7, np.float32), 0, rename={"b": "a"})
+
+
+# ------------------------------------------------------------------------------- final infos of a penalty
+class _OldPenaltyInfos:
+    """The driver's penalty as it once was: the offence explained -- the offender's legal actions, named -- in the
+    outcome every seat's infos carry (the offender's own explanation copied into the shared outcome)."""
+
+    infos: dict[str, dict[str, Any]]
+
+    def _illegal(self, *args: Any, **kwargs: Any) -> None:
+        super()._illegal(*args, **kwargs)  # type: ignore[misc]
+        told = next((info["illegal_action"] for info in self.infos.values() if "illegal_action" in info), None)
+        if told is not None:
+            for info in self.infos.values():
+                info["outcome"]["illegal_action"] = {"agent": told["agent"], "message": told["message"]}
+
+
+#: Whether the old penalty told the other seats something hidden from them: in 6 Suspects the offender's legal
+#: actions (which positions it may peek, whether it may announce) are public, in the other games they name its hand
+#: (Elevenses, This Game Goes to Eleven) or its counters (Lady Alice).
+OLD_PENALTY_LEAKED = {
+    "six_suspects_v0": False,
+    "goes_to_eleven_v0": True,
+    "lady_alice_v0": True,
+    "lady_alice_v1": True,
+    "elevenses_v0": True,
+}
+
+
+@pytest.mark.parametrize("name", sorted(OLD_PENALTY_LEAKED))
+def test_audit_checks_what_a_penalty_tells_the_other_seats(name: str) -> None:
+    from parlour.envs import ENVIRONMENTS, make
+
+    assert set(OLD_PENALTY_LEAKED) == set(ENVIRONMENTS)
+    report = checks.hidden_information_audit(lambda: make(name), games=1, every=3, samples=1)
+    assert report.illegal_actions_checked > 0
+    cls = type(make(name))
+    old = type(f"OldPenalty{cls.__name__}", (_OldPenaltyInfos, cls), {})
+    if OLD_PENALTY_LEAKED[name]:
+        with pytest.raises(AssertionError, match=r"leaks into the final infos of .* after player_\d's illegal action"):
+            checks.hidden_information_audit(old, games=1, every=3, samples=1)
+    else:
+        checks.hidden_information_audit(old, games=1, every=3, samples=1)

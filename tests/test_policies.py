@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import pickle
 import shutil
@@ -13,14 +14,27 @@ from typing import Any
 import numpy as np
 import pytest
 
-from parlour.baselines import BOTS, SHIPPED, UnknownPolicyError, available, make, resolve, shipped_path
+from parlour.baselines import (
+    BOTS,
+    CHECKPOINT_DIR,
+    SHIPPED,
+    UnknownPolicyError,
+    available,
+    make,
+    resolve,
+    shipped_path,
+)
 from parlour.baselines.policy_file import (
+    SPEC_SCHEMA,
     IncompatiblePolicyError,
+    MLPActorCritic,
     PolicyFile,
     PolicyFileError,
     read_spec,
+    read_weights,
     save_policy,
     table_for,
+    validate_spec,
 )
 from parlour.envs import ENVIRONMENTS
 from parlour.training.cli import main
@@ -112,7 +126,7 @@ def test_module_attribute_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     mask = np.array([0, 1, 1], np.int8)
     assert policy.act(np.zeros(3, np.float32), mask, np.random.default_rng(0)) == 1
     assert resolve("parlour.baselines.base:RandomPolicy", "lady_alice_v0", 4).name == "random"
-    with pytest.raises(UnknownPolicyError, match="cannot import it as module:attribute"):
+    with pytest.raises(UnknownPolicyError, match="cannot import it as module:NAME"):
         resolve("no_such_module:Bot", "six_suspects_v0", 4)
     with pytest.raises(UnknownPolicyError, match=r"plays \['six_suspects_v0'\], not lady_alice_v0"):
         resolve("parlour.baselines.six_suspects:SixSuspectsExpert", "lady_alice_v0", 4)
@@ -299,6 +313,118 @@ def test_a_torn_or_altered_pair_is_refused(tmp_path: Path) -> None:
     (tmp_path / "junk.json").write_text('{"format": "something else"}')
     with pytest.raises(PolicyFileError, match="is not a policy spec"):
         PolicyFile(tmp_path / "junk.json")
+
+
+# ------------------------------------------------------------------------------------------ malformed policy files
+SHIPPED_FILES = sorted(p.name for p in CHECKPOINT_DIR.glob("*_ppo*.json"))
+
+
+@pytest.mark.parametrize("name", SHIPPED_FILES)
+def test_every_shipped_policy_file_passes_the_schema(name: str) -> None:
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(SPEC_SCHEMA)
+    validate_spec(json.loads((CHECKPOINT_DIR / name).read_text()), name)
+    assert PolicyFile(CHECKPOINT_DIR / name).spec["format"] == "parlour-policy"
+
+
+def edited(tmp_path: Path, edit: Any, name: str = "goes_to_eleven_ppo") -> Path:
+    """A copy of a shipped policy whose spec (as parsed JSON) ``edit`` changes in place."""
+    path = copied_policy(tmp_path, name)
+    spec = json.loads(path.read_text())
+    edit(spec)
+    path.write_text(json.dumps(spec))
+    return path
+
+
+def _set(field: str, value: Any) -> Any:
+    def edit(spec: dict[str, Any]) -> None:
+        *parents, last = field.split(".")
+        for part in parents:
+            spec = spec[part]
+        spec[last] = value
+
+    return edit
+
+
+MALFORMED = [
+    # (what, edit, the one line after the file's name)
+    ("players a string", _set("num_players", "4"), "num_players: '4' is not of type 'integer'"),
+    ("players a float", _set("num_players", 4.0), "num_players: 4.0 is not of type 'integer'"),
+    ("pi a string", _set("network.pi", "64"), "network.pi: '64' is not of type 'array'"),
+    ("weights a list", _set("weights", ["a.safetensors"]), "weights: ['a.safetensors'] is not of type 'object'"),
+    ("options a list", _set("options", []), "options: [] is not of type 'object'"),
+    ("huge layers", _set("network.pi", [100000, 100000]), "is greater than the maximum of 65536"),
+    ("too many parameters", _set("network.pi", [65536, 65536]), "network: 4,330,456,727 parameters (pi [65536, 65536]"),
+    ("unknown activation", _set("network.activation", "gelu"), "network.activation: 'gelu' is not one of ['relu', 'tanh']"),
+    ("unknown network key", _set("network.dropout", 0.1), "network: Additional properties are not allowed ('dropout'"),
+    ("skip_features a string", _set("network.skip_features", "yes"), "network.skip_features: 'yes' is not of type 'boolean'"),
+    ("features not names", _set("network.features", [1]), "network.features[0]: 1 is not of type 'string'"),
+    ("weights with a path", _set("weights.file", "../x.safetensors"), "weights.file: '../x.safetensors' is not a plain file name"),
+    ("weights absolute", _set("weights.file", "/etc/passwd"), "weights.file: '/etc/passwd' is not a plain file name"),
+    ("bad digest", _set("weights.sha256", "abc"), "weights.sha256: 'abc' is not a SHA-256 digest"),
+    ("no network", lambda s: s.pop("network"), "'network' is a required property"),
+    ("deep options", _set("options", json.loads("[" * 500 + "]" * 500)), "nests deeper than 64 levels"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("what", "edit", "message"), MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_a_malformed_spec_is_one_line_naming_the_file_and_the_field(
+    tmp_path: Path, what: str, edit: Any, message: str
+) -> None:
+    # probe: before, these raised TypeError/KeyError tracebacks, loaded silently (gelu played as tanh), or read a
+    # weights file outside the spec's folder
+    path = edited(tmp_path, edit)
+    for load in (lambda: read_spec(path), lambda: PolicyFile(path), lambda: resolve(str(path), "goes_to_eleven_v0", 4)):
+        with pytest.raises(PolicyFileError) as err:
+            load()
+        text = str(err.value)
+        assert text.startswith(str(path)) and message in text and "\n" not in text, text
+
+
+def test_deeply_nested_json_is_one_line(tmp_path: Path) -> None:
+    # probe: before, '[' * 100000 raised RecursionError
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000)
+    with pytest.raises(PolicyFileError, match=r"deep\.json is not a policy spec \(its JSON nests too deeply"):
+        read_spec(path)
+
+
+def test_read_weights_checks_a_spec_it_did_not_read(tmp_path: Path) -> None:
+    # read_weights is public: a spec built in code may not name a file outside the spec's folder either
+    path = copied_policy(tmp_path, "goes_to_eleven_ppo")
+    spec = read_spec(path)
+    spec["weights"] = {**spec["weights"], "file": "../" + spec["weights"]["file"]}
+    with pytest.raises(PolicyFileError, match="weights.file: .* is not a plain file name"):
+        read_weights(path, spec)
+
+
+def test_the_forward_pass_plays_only_the_activations_it_knows(tmp_path: Path) -> None:
+    # probe: before, MLPActorCritic played any activation but 'relu' as tanh
+    policy = PolicyFile(shipped_path("goes_to_eleven_ppo"))
+    tensors = read_weights(policy.path, policy.spec)
+    with pytest.raises(PolicyFileError, match="network.activation 'gelu' is not supported"):
+        MLPActorCritic({**policy.spec["network"], "activation": "gelu"}, tensors)
+    assert MLPActorCritic(policy.spec["network"], tensors).activation == policy.spec["network"]["activation"]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e300])
+def test_weights_that_are_not_finite_are_refused_naming_the_tensor(tmp_path: Path, bad: float) -> None:
+    # probe: before, NaN weights loaded and greedy play always chose the first legal action
+    from safetensors.numpy import load_file, save_file
+
+    path = copied_policy(tmp_path, "goes_to_eleven_ppo")
+    spec = json.loads(path.read_text())
+    weights = tmp_path / spec["weights"]["file"]
+    tensors = {k: v.astype(np.float64) for k, v in load_file(str(weights)).items()}
+    tensors["action_net.bias"][3] = bad  # 1e300 is finite as float64, infinite as the float32 the policy plays
+    save_file(tensors, str(weights))
+    spec["weights"]["sha256"] = hashlib.sha256(weights.read_bytes()).hexdigest()
+    path.write_text(json.dumps(spec))
+    with pytest.raises(PolicyFileError) as err:
+        PolicyFile(path)
+    text = str(err.value)
+    assert text.startswith(str(weights)) and "tensor 'action_net.bias' holds NaN or infinite values" in text
 
 
 def test_save_policy_refuses_tensors_that_do_not_fit_the_spec(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from parlour.baselines import CHECKPOINT_DIR, resolve, short_label
-from parlour.envs.fileio import atomic_write
+from parlour.envs.fileio import atomic_write, read_json
 from parlour.training.scenarios import (
     ScenarioError,
     benchmark_report,
@@ -58,9 +58,11 @@ def run_benchmark(
     other = None
     if compare is not None:
         try:
-            other = json.loads(Path(compare).read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise BenchmarkError(f"--compare {compare}: not a benchmark result ({exc})") from None
+            other = read_json(compare, "benchmark result")
+        except ValueError as exc:
+            raise BenchmarkError(f"--compare: {exc}") from None
+        if not isinstance(other, dict) or not isinstance(other.get("matchups"), list):
+            raise BenchmarkError(f"--compare {compare}: not a benchmark result (no matchups)")
         check_same_set({"env": env_name, "scenario_set": version}, other, f"with {compare}")
     policies = [
         resolve(s, env_name, sc.num_players, sc.options, trust_pickle=trust_pickle, label=short_label(s)) for s in specs

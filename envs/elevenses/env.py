@@ -431,7 +431,9 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
     # ------------------------------------------------------------------------------------------ views
     def decode_action(self, action: int) -> str:
         action = int(action)
-        if 0 <= action < R.SLOT_BASE:
+        if not 0 <= action < R.NUM_ACTIONS:  # first: a negative number would read as a slot or a plate below
+            raise ValueError(f"action {action} is out of range: expected an integer in [0, {R.NUM_ACTIONS - 1}]")
+        if action < R.SLOT_BASE:
             return (
                 f"card {action % K + 1} {R.CARD_NAMES[action % K]} with the back of the seat {action // K} places left"
             )
@@ -451,9 +453,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             R.SILENT: "keep silent",
             R.PASS_TURN: "pass the turn (no legal play)",
         }
-        if action in names:
-            return names[action]
-        raise ValueError(f"action {action} is out of range: expected an integer in [0, {R.NUM_ACTIONS - 1}]")
+        return names[action]
 
     def render_text(self, perspective: str | None = None) -> str:
         g = self.game
