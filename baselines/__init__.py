@@ -121,7 +121,7 @@ def short_label(path: str) -> str:
 
 def available(env_name: str | None = None) -> list[str]:
     """Every policy *name* :func:`resolve` accepts (for ``env_name`` when given): the bots that can play it and
-    the shipped trained policies whose files are present. Paths and ``module:attribute`` come on top."""
+    the shipped trained policies whose files are present. Paths and ``module:NAME`` or ``path/to/file.py:NAME`` come on top."""
     bots = [n for n, c in BOTS.items() if env_name is None or c.games is None or env_name in c.games]
     return bots + [n for n, e in SHIPPED.items() if env_name in (None, e) and shipped_path(n).is_file()]
 

@@ -136,7 +136,7 @@ def run_match(
 
     ``records``: a folder to save every game's record in (``game_00000.json``, ...: see :func:`save_record`).
 
-    ``bots`` are policy specs (bot or shipped names, policy files, ``module:attribute``), each checked against the
+    ``bots`` are policy specs (bot or shipped names, policy files, ``module:NAME`` or ``path/to/file.py:NAME``), each checked against the
     table before the first game. Returns one row per bot: games played (seat appearances), win rate with a Wilson
     95% interval, score per game (the game's own points) and mean reward with a 95% interval.
     """

@@ -124,9 +124,11 @@ def replay(record: dict[str, Any]) -> ParlourEnv[Any]:
             env.step(action)
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
-        illegal = (env.final_outcome or {}).get("illegal_action")
-        if illegal:  # the env penalises illegal actions instead of raising: still not a move of this game
-            raise ValueError(f"{where}: {illegal.get('message', 'illegal action')}")
+        if (env.final_outcome or {}).get("illegal_action"):
+            # the env penalises illegal actions instead of raising: still not a move of this game (the message with
+            # the legal actions is the offender's alone, in its own infos)
+            mine = env.infos.get(agent, {}).get("illegal_action", {})
+            raise ValueError(f"{where}: {mine.get('message', 'illegal action')}")
         if "text" in step and step["text"] != (text := env.decode_action(action)):
             raise ValueError(f"{where}: text {_shown(step['text'])} is recorded, but action {action} is {text!r}")
     if "outcome" in record and env.final_outcome != record["outcome"]:

@@ -73,7 +73,7 @@ Rewards
 At the end +1 to every winner and −1 to every other seat (Mrs Lansdowne's "win", or nobody left to win, gives
 every seat −1). At the turn cap (``max_turns``, default 200 turns) the game is truncated (a PettingZoo
 truncation) and every seat gets 0. An illegal action raises ``ValueError`` unless ``illegal_action="penalize"``:
-then the offender gets ``illegal_reward`` (default −1), the others 0, and the game ends. Terminal
+then the offender gets ``illegal_reward`` (default −1), the others 0, and the game ends (the offender's ``infos[agent][\"illegal_action\"]`` holds the action, the message and its legal actions; the other seats' outcome names only the offender). Terminal
 ``infos[agent]["outcome"]`` holds the winners, teaspoons (``scores``), cubes per plate, the arrested, where the
 Murderer card(s) lay, Mrs Lansdowne's win, the Elevenses player and every Guest card.
 

@@ -56,7 +56,7 @@ and −1 to every other seat. ``reward="cards"``: −0.1 per card a seat collect
 ``reward="margin"``: as ``cards``, and every other seat gets +0.1/(n − 1) per card collected, so the rewards
 sum to zero and a game's total is 0.1 × (the others' mean collected cards − one's own): dense, and pointing the
 same way as winning. An illegal action raises ``ValueError`` unless ``illegal_action="penalize"``: then the
-offender gets ``illegal_reward`` (default −1), the others 0, and the game ends. Every game ends by the rules (each
+offender gets ``illegal_reward`` (default −1), the others 0, and the game ends (the offender's ``infos[agent][\"illegal_action\"]`` holds the action, the message and its legal actions; the other seats' outcome names only the offender). Every game ends by the rules (each
 turn spends a card); if the driver's optional ``max_turns`` cap truncates one, every seat gets 0. Terminal
 ``infos[agent]["outcome"]`` holds the collected counts, the winners and the table left at the end.
 

@@ -63,7 +63,7 @@ Rewards
 seat's points (steps I–IX) at the end. At the turn cap the game is truncated (a PettingZoo truncation) and scored
 without the accusation bonus; winners are those with the most points. An illegal action raises ``ValueError``
 unless ``illegal_action="penalize"``: then the offender gets ``illegal_reward`` (default −1), the others 0, and the
-game ends. Terminal ``infos[agent]["outcome"]`` holds the scores, the winners, the solution, everyone's evidence,
+game ends (the offender's ``infos[agent][\"illegal_action\"]`` holds the action, the message and its legal actions; the other seats' outcome names only the offender). Terminal ``infos[agent]["outcome"]`` holds the scores, the winners, the solution, everyone's evidence,
 the hidden category, the accuser and the excluded players.
 
 Keywords

@@ -52,7 +52,7 @@ probability that its vote is a culprit given only the cards *it* saw (uniform ov
 them; exact when at most 720, else a fixed sample of 1,000 seeded by what it saw). That is the expectation of the
 ``vote`` reward given the seat's information, so it points learning the same way with far less variance; it uses
 nothing the seat does not know. Evaluation always counts true wins. An illegal action raises ``ValueError`` unless ``illegal_action="penalize"``: then the
-offender gets ``illegal_reward`` (default −1), the others 0, and the game ends. If the driver's optional
+offender gets ``illegal_reward`` (default −1), the others 0, and the game ends (the offender's ``infos[agent][\"illegal_action\"]`` holds the action, the message and its legal actions; the other seats' outcome names only the offender). If the driver's optional
 ``max_turns`` cap truncates a game, every seat gets 0. Terminal ``infos[agent]["outcome"]`` holds the scores,
 winners, every game's revealed layout, votes, totals and culprits.
 

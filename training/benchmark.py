@@ -1,6 +1,6 @@
 """``parlour benchmark``: any policy on a game's benchmark scenario, printed in BASELINES.md's row format.
 
-A policy is a bot or shipped name, a policy file, or ``module:attribute`` naming your own
+A policy is a bot or shipped name, a policy file, or ``module:NAME`` or ``path/to/file.py:NAME`` naming your own
 :class:`~parlour.baselines.base.Policy` (``act(observation, action_mask, rng) -> int``). It is evaluated exactly as
 ``parlour baselines`` evaluates the published policies (same scenario set, deals, seats, opponents, seeds and
 statistics), so its row can stand beside ours; the published rows of the same scenario set are printed below it.

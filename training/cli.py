@@ -480,7 +480,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
         for policy in (p for p in available(name) if p in SHIPPED):
             spec = read_spec(shipped_path(policy))
             print(f"  trained: {policy} ({spec['num_players']} players; {shipped_path(policy)})")
-    print("\nAny command also takes a policy file (NAME.json beside NAME.safetensors) or module:attribute.")
+    print(
+        "\nAny command also takes a policy file (NAME.json beside NAME.safetensors), module:NAME or path/to/file.py:NAME."
+    )
     return 0
 
 
@@ -612,7 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument(
         "--policies",
         required=True,
-        help="comma-separated policies: bot or shipped names, policy files (*.json), module:attribute",
+        help="comma-separated policies: bot or shipped names, policy files (*.json), module:NAME or path/to/file.py:NAME",
     )
     e.add_argument("--opponents", default=None, help="comma-separated opponents (default: the policies: cross-play)")
     e.add_argument("--players", type=int, default=4, help="number of players (default 4)")
@@ -664,7 +666,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bm.add_argument("env", type=_env_id, help="environment id")
     bm.add_argument(
-        "policies", help="comma-separated policies: bot or shipped names, policy files (*.json), module:attribute"
+        "policies",
+        help="comma-separated policies: bot or shipped names, policy files (*.json), module:NAME or path/to/file.py:NAME",
     )
     bm.add_argument(
         "--scenarios",
@@ -691,7 +694,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--bots",
         default=None,
-        help="comma-separated policies: bot or shipped names, policy files (*.json), module:attribute (default: every non-oracle bot and shipped policy that fits the table)",
+        help="comma-separated policies: bot or shipped names, policy files (*.json), module:NAME or path/to/file.py:NAME (default: every non-oracle bot and shipped policy that fits the table)",
     )
     m.add_argument("--players", type=int, default=4, help="number of players (default 4)")
     m.add_argument("--games", type=_at_least(1), default=200, help="number of games (default 200)")
