@@ -36,7 +36,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,6 +45,7 @@ import numpy as np
 
 from parlour.baselines.base import Policy
 from parlour.baselines.features import Features, field_index, lookup, size, with_features
+from parlour.envs.fileio import atomic_write
 
 FORMAT = "parlour-policy"
 FORMAT_VERSION = 1
@@ -438,16 +438,6 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _replace_atomically(target: Path, write: Any) -> None:
-    tmp = target.with_name(f".{target.name}.tmp")
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)  # a file to share, whatever mode the writer chose
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def save_policy(path: str | Path, tensors: dict[str, np.ndarray], spec: dict[str, Any]) -> Path:
     """Write ``tensors`` and ``spec`` (the table keys, ``network``, ``training``) as a policy file; returns the
     spec's path. Each file is written beside its target and renamed over it, weights first: the spec carries the
@@ -476,9 +466,9 @@ def save_policy(path: str | Path, tensors: dict[str, np.ndarray], spec: dict[str
         },
     }
     validate_spec(json.loads(json.dumps(full, default=str)), spec_path)  # never write a spec that reading refuses
-    _replace_atomically(weights_path, lambda p: save_file(arrays, str(p)))
+    atomic_write(weights_path, lambda p: save_file(arrays, str(p)))
     full["weights"]["sha256"] = _sha256(weights_path)
-    _replace_atomically(spec_path, lambda p: p.write_text(json.dumps(full, indent=1, default=str) + "\n"))
+    atomic_write(spec_path, json.dumps(full, indent=1, default=str) + "\n")
     return spec_path
 
 
