@@ -396,3 +396,37 @@ def test_shipped_baseline_plays_legally() -> None:
             env, [bot, make("random"), bot, make("six_suspects_heuristic")], seed, np.random.default_rng(seed)
         )
         assert out["outcome"]["games"]
+
+
+# ----------------------------------------------------------------------------------------------- tracks
+@pytest.mark.parametrize(
+    ("overrides", "named"),
+    [
+        (["pretrain.teacher=six_suspects_expert"], "pretrain.teacher='six_suspects_expert'"),
+        (["ppo.features=[six_suspects_belief]"], "ppo.features=['six_suspects_belief']"),
+        (["game.options.reward=expected"], "game.options.reward='expected'"),
+    ],
+)
+def test_an_rl_track_run_may_not_imitate_read_a_bots_features_or_a_shaped_reward(
+    overrides: list[str], named: str
+) -> None:
+    from parlour.training.config import ConfigError, load_config
+
+    load_config("configs/six_suspects/rl.yaml", [])  # the config itself is on the track
+    with pytest.raises(ConfigError, match="track: rl learns from the environment alone") as info:
+        load_config("configs/six_suspects/rl.yaml", overrides)
+    assert named in str(info.value)
+
+
+def test_every_published_config_says_its_track_and_keeps_to_it() -> None:
+    from parlour.training.config import load_config
+
+    for game in ("six_suspects", "goes_to_eleven", "lady_alice", "elevenses"):
+        rl = load_config(f"configs/{game}/rl.yaml", [])
+        assert rl.track == "rl" and not rl.pretrain.teacher and not rl.ppo.features
+        assert rl.train.total_timesteps == 1_000_000  # the rl track's stated budget
+        assert f"{game}_expert" in rl.eval.opponents and f"{game}_expert" not in rl.opponents  # held out
+        full = load_config(f"configs/{game}/full.yaml", [])
+        assert full.track == "distilled" and full.pretrain.teacher == f"{game}_expert"
+    with pytest.raises(ValueError, match="has neither pretrain.teacher nor ppo.features: use track: rl"):
+        load_config("configs/six_suspects/rl.yaml", ["track=distilled"])

@@ -25,6 +25,12 @@ SELF_PLAY = "self"
 TRAINERS = ("sb3", "rllib")
 #: ``opponent_draw`` values (see :class:`TrainConfig`).
 OPPONENT_DRAWS = ("seat", "table")
+#: ``track`` values: what a trained policy is made of (see :class:`TrainConfig`); empty: not on a published track.
+TRACKS = ("rl", "distilled")
+#: The rewards an ``rl``-track run may learn from: the game's own outcome (``win``; ``score``, the rulebook's points;
+#: ``vote``, 6 Suspects' right or wrong vote). Refused: rewards computed from hidden-state enumeration (6 Suspects'
+#: ``expected``) or shaped along the game (Goes to Eleven's ``cards`` and ``margin``).
+RL_REWARDS = ("win", "score", "vote")
 #: ``ppo.activation`` values (names of ``torch.nn`` modules).
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
 
@@ -158,6 +164,10 @@ class TrainConfig:
     #: Allow SB3 ``*.zip`` checkpoints as opponents or evaluation entries. Loading one unpickles it, which can run
     #: code stored in the file: only for files you trust. Policy files (``*.json``) need no such permission.
     trust_pickle: bool = False
+    #: The track the trained policy stands on: ``rl`` (learns from the environment only: its observation, mask and
+    #: game-outcome reward; no teacher, no feature sets, a reward of :data:`RL_REWARDS`) or ``distilled`` (imitates
+    #: a bot and/or reads bot-derived feature sets); empty: not on a published track. Recorded in the policy file.
+    track: str = ""
 
 
 #: Section type name (as dataclass fields spell it under postponed annotations) -> section class.
@@ -356,6 +366,33 @@ def _check_untrusted(cfg: TrainConfig, source: str) -> None:
                 )
 
 
+def _check_track(cfg: TrainConfig) -> None:
+    """A run says what it is made of: an ``rl`` run may not imitate, read bot-derived features or a shaped reward."""
+    if cfg.track not in ("", *TRACKS):
+        raise ConfigError(f"track={cfg.track!r} is not valid: expected one of {list(TRACKS)} (or empty)")
+    if cfg.track == "rl":
+        reward = cfg.game.options.get("reward")
+        bad = [
+            what
+            for what, ok in (
+                (f"pretrain.teacher={cfg.pretrain.teacher!r}", not cfg.pretrain.teacher),
+                (f"ppo.features={list(cfg.ppo.features)}", not cfg.ppo.features),
+                (f"game.options.reward={reward!r}", reward is None or reward in RL_REWARDS),
+            )
+            if not ok
+        ]
+        if bad:
+            raise ConfigError(
+                f"track: rl learns from the environment alone (its observation, mask and a game-outcome reward of "
+                f"{list(RL_REWARDS)}), but this config has {', '.join(bad)}: use track: distilled, or drop them"
+            )
+    if cfg.track == "distilled" and not (cfg.pretrain.teacher or cfg.ppo.features):
+        raise ConfigError(
+            "track: distilled names a policy that imitates a bot or reads its features, but this config has neither "
+            "pretrain.teacher nor ppo.features: use track: rl"
+        )
+
+
 def validate(cfg: TrainConfig) -> None:
     """Checks that need more than types: names that must exist, ranges, the game's own keywords, and budgets this
     machine can hold. Policy specs are resolved as every command resolves them (never called: see
@@ -390,6 +427,7 @@ def validate(cfg: TrainConfig) -> None:
                 raise ConfigError(f"{where}: {exc}{extra}") from None
     if not 0 <= cfg.seed < 2**63:
         raise ConfigError(f"seed={cfg.seed} is out of range: expected an integer in [0, 2**63)")
+    _check_track(cfg)
     if cfg.trainer not in TRAINERS:
         raise ConfigError(f"trainer={cfg.trainer!r} is not valid: expected one of {list(TRAINERS)}")
     if cfg.opponents == [SELF_PLAY] and cfg.trainer == "sb3":
