@@ -9,12 +9,19 @@ Results of different scenario sets are refused side by side.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import inspect
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from parlour.baselines import CHECKPOINT_DIR, resolve, short_label
+from parlour.baselines.base import Policy
+from parlour.envs import make
 from parlour.envs.fileio import atomic_write, read_json
 from parlour.training.scenarios import (
     ScenarioError,
@@ -25,7 +32,7 @@ from parlour.training.scenarios import (
     rows,
     scenario,
 )
-from parlour.training.stats import CLUSTER_METHOD
+from parlour.training.stats import CLUSTER_METHOD, clustered_interval
 
 BenchmarkError = ScenarioError
 
@@ -39,6 +46,67 @@ def published(env_name: str) -> dict[str, Any] | None:
     return results
 
 
+def _sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def provenance(spec: str, policy: Policy) -> dict[str, Any]:
+    """What a reader needs to know which policy a row is: a policy file's path and SHA-256 (and its weights'), or the
+    source file (and its SHA-256) of a bot or of a user's code."""
+    from parlour.baselines.policy_file import PolicyFile
+
+    if isinstance(policy, PolicyFile):
+        return {
+            "spec": spec,
+            "kind": "policy file",
+            "file": str(policy.path),
+            "sha256": _sha256(policy.path),
+            "weights_sha256": policy.spec["weights"]["sha256"],
+        }
+    inner = getattr(policy, "inner", policy)
+    target = inner if inspect.isfunction(inner) or inspect.isclass(inner) else type(inner)
+    try:
+        source = inspect.getsourcefile(target)
+    except TypeError:
+        source = None
+    out: dict[str, Any] = {"spec": spec, "kind": "code"}
+    if source is not None and Path(source).is_file():
+        out |= {"file": source, "sha256": _sha256(source)}
+    return out
+
+
+def paired_rows(ours: dict[str, Any], theirs: dict[str, Any], label: str) -> list[str]:
+    """Markdown rows of the paired per-deal difference (ours − theirs) of every policy of ``ours`` against every
+    policy of ``theirs``, at each table both played, on the deals both played (the same deal set: the first deals
+    of a set are the same whatever the count), with its deal-clustered interval."""
+    n = ours["num_players"]
+    mine = {(m["policy"], m["opponent"]): m for m in ours["matchups"]}
+    other = {(m["policy"], m["opponent"]): m for m in theirs["matchups"]}
+    opponents = [o for o in dict.fromkeys(m["opponent"] for m in ours["matchups"]) if any(k[1] == o for k in other)]
+    if not opponents:
+        return []
+    lines = [
+        f"Paired difference, ours − {label} (win rate on the same deals; {CLUSTER_METHOD}):",
+        "",
+        "| policy − row | " + " | ".join(f"vs {o}" for o in opponents) + " |",
+        "|---|" + "---|" * len(opponents),
+    ]
+    for p in ours["policies"]:
+        for q in dict.fromkeys(k[0] for k in other):
+            cells = []
+            for o in opponents:
+                if (q, o) not in other:
+                    cells.append("—")
+                    continue
+                a, b = (np.asarray(t[(x, o)]["deal_wins"], float) / n for t, x in ((mine, p), (other, q)))
+                k = min(len(a), len(b))
+                diff = a[:k] - b[:k]
+                lo, hi = clustered_interval(diff, proportion=False)
+                cells.append(f"{diff.mean():+.3f} ({lo:+.3f}–{hi:+.3f})")
+            lines.append(f"| {p} − {q} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def run_benchmark(
     env_name: str,
     specs: Sequence[str],
@@ -50,11 +118,18 @@ def run_benchmark(
     progress: bool = False,
     workers: int = 1,
     ray_address: str = "",
+    deals: int | None = None,
 ) -> str:
     """Evaluate ``specs`` on the scenario (``workers``: Ray workers sharing the deals); returns the Markdown printed
-    (and written to ``out``)."""
+    (and written to ``out``). ``deals`` plays only the scenario's first deals: a quick partial run, labelled so and
+    not comparable with BASELINES.md (its paired differences use those deals only)."""
     version = version or current(env_name)
     sc = scenario(env_name, version)
+    full = sc.deals
+    if deals is not None:
+        if not 1 <= deals <= full:
+            raise BenchmarkError(f"--deals {deals} is out of range: the scenario has {full} deals (1..{full})")
+        sc = dataclasses.replace(sc, deals=deals)
     other = None
     if compare is not None:
         try:
@@ -68,26 +143,44 @@ def run_benchmark(
         resolve(s, env_name, sc.num_players, sc.options, trust_pickle=trust_pickle, label=short_label(s)) for s in specs
     ]
     report = benchmark_report(policies, sc, version, progress=progress, workers=workers, ray_address=ray_address)
+    partial = sc.deals < full
+    report |= {
+        "env_version": make(env_name).env_version,
+        "scenario": {**dataclasses.asdict(sc), "deals_in_set": full, "partial": partial},
+        "provenance": {p.name: provenance(s, p) for s, p in zip(specs, policies, strict=True)},
+    }
     lines = [
-        f"{env_name}, benchmark scenario set {version}: {sc.num_players} players, deal set {sc.deal_set}, {sc.deals} "
-        f"deals × {sc.num_players} seats = {sc.deals * sc.num_players} games per cell; parlour "
-        f"{report['package_version']}. Win rate with its {CLUSTER_METHOD}.",
-        "",
-        *header(report),
-        *rows(report),
+        f"{env_name} (version {report['env_version']}), benchmark scenario set {version}: {sc.num_players} players, "
+        f"deal set {sc.deal_set}, {sc.deals} deals × {sc.num_players} seats = {sc.deals * sc.num_players} games per "
+        f"cell; parlour {report['package_version']}. Win rate with its {CLUSTER_METHOD}.",
     ]
+    if partial:
+        lines.append(
+            f"PARTIAL RUN: the first {sc.deals} of the scenario's {full} deals (--deals). Only the full scenario is "
+            "comparable with BASELINES.md; the differences below are paired on these deals alone."
+        )
+    lines += ["", *header(report), *rows(report)]
     pub = published(env_name)
     if pub is not None:
         lines.append("")
         if pub.get("scenario_set") == version:
             lines += ["Published (BASELINES.md, same scenario set):", "", *header(pub), *rows(pub)]
+            lines += ["", *paired_rows(report, pub, "BASELINES.md")]
         else:
             lines.append(
                 f"(BASELINES.md for {env_name} is on scenario set {pub.get('scenario_set')!r}, not {version!r}: "
                 "not compared)"
             )
     if other is not None:
-        lines += ["", f"From {compare}:", "", *header(other), *rows(other)]
+        lines += [
+            "",
+            f"From {compare}:",
+            "",
+            *header(other),
+            *rows(other),
+            "",
+            *paired_rows(report, other, str(compare)),
+        ]
     text = "\n".join(lines)
     if out is not None:
         folder = Path(out)

@@ -431,6 +431,7 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             workers=args.workers,
             ray_address=args.ray_address,
+            deals=args.deals,
         )
     except (BenchmarkError, ValueError, ImportError, FileNotFoundError) as exc:
         print(f"parlour benchmark: {exc}", file=sys.stderr)
@@ -673,6 +674,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--scenarios",
         default=None,
         help="benchmark scenario set (default: the game's newest, the one BASELINES.md publishes: v2 for Elevenses, v1 for the others)",
+    )
+    bm.add_argument(
+        "--deals",
+        type=_at_least(1),
+        default=None,
+        help="play only the scenario's first N deals: a quick partial run, labelled so (the full scenario, the "
+        "default, is the only one comparable with BASELINES.md)",
     )
     bm.add_argument("--out", default=None, help="folder for benchmark.json and benchmark.md")
     bm.add_argument("--compare", default=None, help="another benchmark.json to print beside (same scenario set only)")
