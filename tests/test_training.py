@@ -426,6 +426,8 @@ def test_every_published_config_says_its_track_and_keeps_to_it() -> None:
         assert rl.track == "rl" and not rl.pretrain.teacher and not rl.ppo.features
         assert rl.train.total_timesteps == 1_000_000  # the rl track's stated budget
         assert f"{game}_expert" in rl.eval.opponents and f"{game}_expert" not in rl.opponents  # held out
+        league = load_config(f"configs/{game}/rl_selfplay.yaml", [])
+        assert league.track == "rl" and "self" in league.opponents and f"{game}_expert" not in league.opponents
         full = load_config(f"configs/{game}/full.yaml", [])
         assert full.track == "distilled" and full.pretrain.teacher == f"{game}_expert"
     with pytest.raises(ValueError, match="has neither pretrain.teacher nor ppo.features: use track: rl"):
