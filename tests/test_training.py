@@ -432,3 +432,22 @@ def test_every_published_config_says_its_track_and_keeps_to_it() -> None:
         assert full.track == "distilled" and full.pretrain.teacher == f"{game}_expert"
     with pytest.raises(ValueError, match="has neither pretrain.teacher nor ppo.features: use track: rl"):
         load_config("configs/six_suspects/rl.yaml", ["track=distilled"])
+
+
+def test_exploit_trains_best_responses_and_reports_them_beside_the_policy_and_chance(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "br"
+    argv = ["exploit", "six_suspects_v0", "random", "--steps", "256", "--seeds", "0,1", "--games", "2"]
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    report = json.loads((out / "exploit.json").read_text())
+    assert report["chance"] == 0.25 and report["seeds"] == [0, 1] and len(report["best_response_win_rates"]) == 2
+    for seed in (0, 1):  # each best response is an rl-track run against a table of the policy alone
+        cfg = json.loads((out / f"seed{seed}" / "policy.json").read_text())["training"]["config"]
+        assert cfg["opponents"] == ["random"] and cfg["track"] == "rl" and cfg["seed"] == seed
+    assert "approximate exploitability of random (a lower bound; best responses trained 256 steps" in text
+    assert f"| {report['policy_own_win_rate']:.3f} | 0.250 |" in text
+    # the same command again continues its runs instead of starting them afresh (here: they are finished)
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    assert capsys.readouterr().out == text

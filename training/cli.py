@@ -1,4 +1,4 @@
-"""The ``parlour`` command line: ``train``, ``evaluate``, ``baselines``, ``benchmark``, ``export``, ``match``, ``bench``,
+"""The ``parlour`` command line: ``train``, ``evaluate``, ``baselines``, ``benchmark``, ``exploit``, ``export``, ``match``, ``bench``,
 ``list``, ``play`` and ``replay``."""
 
 from __future__ import annotations
@@ -440,6 +440,54 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_exploit(args: argparse.Namespace) -> int:
+    try:
+        from parlour.training import require_train_extra
+
+        require_train_extra("parlour exploit")
+        from parlour.training.config import ConfigError
+        from parlour.training.exploit import best_responses, format_report
+        from parlour.training.train import RunError, TrainingStopped
+    except ImportError as exc:
+        print(f"parlour exploit: {exc}", file=sys.stderr)
+        return 2
+    try:
+        seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
+    except ValueError:
+        print(f"parlour exploit: --seeds {args.seeds!r} is not valid: expected seeds, e.g. 0,1,2", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else Path("runs") / "exploit" / args.env / _file_safe(args.policy)
+    try:
+        report = best_responses(
+            args.env,
+            args.policy,
+            steps=args.steps,
+            seeds=seeds,
+            out=out,
+            games=args.games,
+            progress=not args.no_progress,
+        )
+    except (ConfigError, RunError, ValueError, OSError) as exc:
+        print(f"parlour exploit: {exc}", file=sys.stderr)
+        return 2
+    except TrainingStopped as exc:
+        print(f"parlour exploit: {exc}; the same command continues it", file=sys.stderr)
+        return exc.exit_code
+    text = format_report(report)
+    from parlour.envs.fileio import atomic_write
+
+    atomic_write(out / "exploit.json", json.dumps(report, indent=1))
+    atomic_write(out / "exploit.md", text + "\n")
+    print(text)
+    return 0
+
+
+def _file_safe(name: str) -> str:
+    from parlour.baselines.match import file_safe
+
+    return file_safe(name)
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     if not args.trust_pickle:
         print(
@@ -688,6 +736,19 @@ def build_parser() -> argparse.ArgumentParser:
     _trust_flag(bm)
     _scale_flags(bm)
     bm.set_defaults(func=_cmd_benchmark)
+
+    xp = sub.add_parser(
+        "exploit",
+        help="approximate exploitability: train best responses from scratch against a policy and report their win rate",
+    )
+    xp.add_argument("env", type=_env_id, help="environment id")
+    xp.add_argument("policy", help="the policy exploited: it fills every other seat (any policy spec)")
+    xp.add_argument("--steps", type=_at_least(1), default=1_000_000, help="each best response's budget (default 1M)")
+    xp.add_argument("--seeds", default="0,1,2", help="training seeds of the best responses (default 0,1,2)")
+    xp.add_argument("--games", type=_at_least(1), default=200, help="evaluation deals, once per seat (default 200)")
+    xp.add_argument("--out", default=None, help="folder of the runs and exploit.json (default runs/exploit/ENV/POLICY)")
+    xp.add_argument("--no-progress", action="store_true", help="no progress bars")
+    xp.set_defaults(func=_cmd_exploit)
 
     ex = sub.add_parser("export", help="convert an SB3 checkpoint zip you trust into a safe policy file")
     ex.add_argument("source", help="the checkpoint zip (e.g. runs/.../model.zip)")
