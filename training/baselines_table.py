@@ -42,6 +42,7 @@ FIGURES = CHECKPOINT_DIR.parent / "figures"
 NOT_TRAINING = {
     "eval": None,
     "trust_pickle": None,
+    "track": None,  # what the policy is called, not how it was trained (the teacher and features are kept)
     "train": ("eval_every", "checkpoint_every"),
     "rllib": ("ray_address",),
 }
