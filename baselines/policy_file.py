@@ -472,6 +472,19 @@ def save_policy(path: str | Path, tensors: dict[str, np.ndarray], spec: dict[str
     return spec_path
 
 
+def track_of(spec: dict[str, Any]) -> str:
+    """What a policy file's policy is made of, in words: its training config's ``track``, or -- for a file trained
+    before tracks were recorded -- what its config shows (a teacher or feature sets make it distilled)."""
+    config = spec.get("training", {}).get("config", {}) or {}
+    teacher = (config.get("pretrain") or {}).get("teacher") or ""
+    features = list((spec.get("network") or {}).get("features", []))
+    track = config.get("track") or ("distilled" if teacher or features else "")
+    if track == "distilled":
+        made = [f"imitates {teacher}" if teacher else "", f"reads {', '.join(features)}" if features else ""]
+        return "distilled: " + " and ".join(m for m in made if m)
+    return "rl: learned from the environment alone" if track == "rl" else "no track recorded"
+
+
 def read_spec(path: str | Path) -> dict[str, Any]:
     """The spec of a policy file (JSON only; the weights are not read), validated (see :func:`validate_spec`)."""
     spec_path, _ = paths(path)

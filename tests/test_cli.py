@@ -98,7 +98,11 @@ def test_version_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     for name in ENVIRONMENTS:
         assert f"{name}  (version {name.rsplit('_v', 1)[1]};" in out
     assert "  bots: random, six_suspects_heuristic, six_suspects_expert, six_suspects_oracle, search" in out
-    assert "  trained: lady_alice_ppo (4 players; " in out
+    # the shipped policy says what it is made of (it imitates the expert and reads its inference)
+    assert (
+        "  trained: lady_alice_ppo (4 players; distilled: imitates lady_alice_expert and reads lady_alice_belief, "
+        "lady_alice_inquiry; "
+    ) in out
     assert main(["list", "lady_alice_v0"]) == 0
     assert "3-5 players, default 4" in capsys.readouterr().out
 
@@ -147,3 +151,18 @@ def test_bench_says_why_the_leduc_column_is_empty(monkeypatch: pytest.MonkeyPatc
     assert "leduc_holdem_v4 (PettingZoo) |" not in text
     assert text.splitlines()[-1].startswith("× leduc_holdem_v4: not measured: PettingZoo's classic games are not")
     assert "`pip install 'pettingzoo[classic]'` (or the project's dev extra) adds them" in text
+
+
+@pytest.mark.parametrize(
+    ("config", "features", "says"),
+    [
+        ({"track": "rl"}, [], "rl: learned from the environment alone"),
+        ({"track": "distilled", "pretrain": {"teacher": "x_expert"}}, [], "distilled: imitates x_expert"),
+        ({"pretrain": {"teacher": ""}}, ["f"], "distilled: reads f"),  # a file from before tracks were recorded
+        ({}, [], "no track recorded"),
+    ],
+)
+def test_a_policy_files_track_is_told_in_words(config: dict, features: list, says: str) -> None:
+    from parlour.baselines.policy_file import track_of
+
+    assert track_of({"training": {"config": config}, "network": {"features": features}}) == says

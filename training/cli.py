@@ -515,7 +515,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def _cmd_list(args: argparse.Namespace) -> int:
     from parlour.baselines import SHIPPED, available, shipped_path
-    from parlour.baselines.policy_file import read_spec
+    from parlour.baselines.policy_file import read_spec, track_of
     from parlour.envs import ENVIRONMENTS, make
 
     names = [args.env] if args.env else list(ENVIRONMENTS)
@@ -528,7 +528,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(f"  bots: {', '.join(bots)}")
         for policy in (p for p in available(name) if p in SHIPPED):
             spec = read_spec(shipped_path(policy))
-            print(f"  trained: {policy} ({spec['num_players']} players; {shipped_path(policy)})")
+            print(f"  trained: {policy} ({spec['num_players']} players; {track_of(spec)}; {shipped_path(policy)})")
     print(
         "\nAny command also takes a policy file (NAME.json beside NAME.safetensors), module:NAME or path/to/file.py:NAME."
     )
