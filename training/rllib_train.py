@@ -26,7 +26,7 @@ from typing import Any
 
 from parlour.baselines.policy_file import check_compatible, mlp_network, save_policy
 from parlour.envs import make as make_env
-from parlour.training.checkpoints import is_checkpoint, read_checkpoint, read_meta, write_checkpoint
+from parlour.training.checkpoints import is_checkpoint, read_checkpoint, write_checkpoint
 from parlour.training.config import SELF_PLAY, TrainConfig
 from parlour.training.distributed import start_ray
 from parlour.training.policies import checkpoint_meta, training_record
@@ -90,23 +90,17 @@ def algorithm_config(cfg: TrainConfig) -> Any:
     )
 
 
-def checkpoint_steps(run: Path) -> int | None:
-    """The step of an RLlib run's checkpoint (``None``: it has none)."""
-    folder = run / "checkpoints" / CHECKPOINT_DIR
-    return int(read_meta(folder)["timesteps"]) if is_checkpoint(folder) else None
-
-
 def _save(algo: Any, run: Path, meta: dict[str, Any], steps: int) -> Path:
     """The algorithm's whole state (``Algorithm.get_state()``: weights, optimizer, counters, metrics) as a
     pickle-free checkpoint folder (:mod:`parlour.training.checkpoints`), written atomically. RLlib's own
     ``save_to_path`` pickles, so it is not used: a run folder must resume without unpickling anything."""
-    return write_checkpoint(run / "checkpoints" / CHECKPOINT_DIR, meta | {"timesteps": steps, "trainer": "rllib"},
-                            algo.get_state())  # fmt: skip
+    meta = meta | {"timesteps": steps, "trainer": "rllib"}
+    return write_checkpoint(run / "checkpoints" / CHECKPOINT_DIR, meta, algo.get_state())
 
 
 def _restore(algo: Any, run: Path, meta: dict[str, Any]) -> int:
     """Load :func:`_save`'s checkpoint into ``algo`` (built from the run's config); returns its step."""
-    from parlour.training.train import RunError
+    from parlour.training.train import does_not_fit
 
     folder = run / "checkpoints" / CHECKPOINT_DIR
     saved, state = read_checkpoint(folder)
@@ -114,8 +108,7 @@ def _restore(algo: Any, run: Path, meta: dict[str, Any]) -> int:
     try:
         algo.set_state(state)
     except Exception as exc:  # noqa: BLE001 - RLlib raises many kinds for a state that does not fit
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise RunError(f"{folder}: this checkpoint does not fit the run's algorithm ({first})") from None
+        raise does_not_fit(folder, "algorithm", exc) from None
     return int(saved["timesteps"])
 
 

@@ -242,7 +242,7 @@ def periodic_evaluation(cfg: TrainConfig, run: Path, policy: Policy | Path, time
 
 def has_checkpoint(run: Path) -> bool:
     """Whether a run folder holds a checkpoint to resume training from."""
-    return is_checkpoint(run / "checkpoints" / CHECKPOINT_NAME) or (run / "checkpoints" / "latest.zip").is_file()
+    return is_checkpoint(run / "checkpoints" / CHECKPOINT_NAME) or _old_zip(run) is not None
 
 
 def checkpoint_step(run: Path) -> int | None:
@@ -250,8 +250,8 @@ def checkpoint_step(run: Path) -> int | None:
     folder = run / "checkpoints" / CHECKPOINT_NAME
     if is_checkpoint(folder):
         return int(read_checkpoint_meta(folder)["timesteps"])
-    zipped = run / "checkpoints" / "latest.zip"
-    return int(read_meta(zipped).get("timesteps", 0)) if zipped.is_file() else None
+    zipped = _old_zip(run)
+    return int(read_meta(zipped).get("timesteps", 0)) if zipped is not None else None
 
 
 def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any], progress: bool, stop: _Stop) -> Any:
@@ -728,10 +728,15 @@ def load_resume_checkpoint(model: Any, folder: Path, meta: dict[str, Any]) -> in
         model.num_timesteps = int(counters["num_timesteps"])
         model._n_updates = int(counters["n_updates"])
     except (KeyError, TypeError, ValueError, RuntimeError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise RunError(f"{folder}: this checkpoint does not fit the run's network ({first})") from None
+        raise does_not_fit(folder, "network", exc) from None
     set_rng_state(state["rng"], source)
     return int(model.num_timesteps)
+
+
+def does_not_fit(folder: Path, what: str, exc: BaseException) -> RunError:
+    """The one-line refusal of a checkpoint whose state does not load into the model rebuilt from the run's config."""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return RunError(f"{folder}: this checkpoint does not fit the run's {what} ({first})")
 
 
 def _old_zip(run: Path) -> Path | None:
@@ -918,8 +923,10 @@ def _pretrain(cfg: TrainConfig, model: Any, run: Path, meta: dict[str, Any], sto
         progress = read_checkpoint(clone_dir)[1]
         model.policy.load_state_dict(progress["policy"])
         seconds += float(progress.get("seconds", 0.0))
+    kept = [int(progress.get("epoch", 0))]  # the last whole epoch on disk
 
     def keep_epoch(epoch: int, optimizer: Any, generator: Any) -> None:
+        kept[0] = epoch
         state = {
             "epoch": epoch,
             "policy": model.policy.state_dict(),
@@ -942,10 +949,9 @@ def _pretrain(cfg: TrainConfig, model: Any, run: Path, meta: dict[str, Any], sto
     )
     if stats is None:
         assert stop.signum is not None
-        epoch = int(read_checkpoint(clone_dir)[1]["epoch"]) if is_checkpoint(clone_dir) else 0
         raise TrainingStopped(
             stop.signum,
-            f"during behaviour cloning (epoch {epoch} of {pre.epochs} done); the teacher's games and the cloned "
+            f"during behaviour cloning (epoch {kept[0]} of {pre.epochs} done); the teacher's games and the cloned "
             f"network are saved in {run / 'checkpoints'}",
         )
     seconds += time.perf_counter() - start
