@@ -52,29 +52,62 @@ for _module in GAME_MODULES.values():
         if _module.ROLLOUT_HORIZON is not None:
             search.ROLLOUT_HORIZONS[_env_name] = _module.ROLLOUT_HORIZON
 
-#: Folder of the shipped trained policies (``<env>_ppo.json`` beside ``<env>_ppo.safetensors``, written by
+#: Folder of the shipped trained policies (``<env>_<track>.json`` beside its weights, written by
 #: ``parlour baselines``; see :mod:`parlour.baselines.policy_file`).
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+#: The tracks a shipped trained policy is named for (``<game>_<track>``): ``rl`` learned from the environment alone,
+#: ``distilled`` imitates the game's expert and reads its inference. A track, not an algorithm (both use PPO).
+SHIPPED_TRACKS = ("rl", "distilled")
+#: Shipped names of an earlier release, kept one release: old suffix -> the track it named. Resolving an old name
+#: prints a one-line notice and plays the renamed policy.
+RENAMED = {"ppo": "distilled"}
 
 
-def _shipped(folder: Path) -> dict[str, str]:
-    """The trained policies present in ``folder`` (``<env>_ppo.json``), by name: ``<game>_ppo`` for the game's
-    newest env version, ``<env>_ppo`` for an older one."""
+def _shipped(folder: Path) -> dict[str, tuple[str, Path]]:
+    """The trained policies present in ``folder`` (``<env>_<track>.json``), by name -> (env id, spec file):
+    ``<game>_<track>`` for the game's newest env version, ``<env>_<track>`` for an older one."""
+    pattern = re.compile(rf"(.+_v\d+)_({'|'.join(SHIPPED_TRACKS)})\.json")
     found = sorted(
-        (m.group(1) for p in folder.glob("*_ppo.json") if (m := re.fullmatch(r"(.+_v\d+)_ppo\.json", p.name))),
-        key=lambda e: (game_name(e), int(e.rsplit("_v", 1)[1])),
+        (m.groups() for p in folder.glob("*.json") if (m := pattern.fullmatch(p.name))),
+        key=lambda et: (game_name(et[0]), et[1], int(et[0].rsplit("_v", 1)[1])),
         reverse=True,
     )
-    out: dict[str, str] = {}
-    for env_name in found:
+    out: dict[str, tuple[str, Path]] = {}
+    for env_name, track in found:
         if env_name in ENVIRONMENTS:
-            name = f"{game_name(env_name)}_ppo"
-            out[name if name not in out else f"{env_name}_ppo"] = env_name
-    return dict(sorted(out.items(), key=lambda kv: list(ENVIRONMENTS).index(kv[1])))
+            name = f"{game_name(env_name)}_{track}"
+            out[name if name not in out else f"{env_name}_{track}"] = (env_name, folder / f"{env_name}_{track}.json")
+    return dict(sorted(out.items(), key=lambda kv: (list(ENVIRONMENTS).index(kv[1][0]), kv[0])))
 
 
+_SHIPPED_FILES = _shipped(CHECKPOINT_DIR)
 #: Shipped trained policy name -> env id, from the files present. They play with NumPy alone: no PyTorch needed.
-SHIPPED: dict[str, str] = _shipped(CHECKPOINT_DIR)
+SHIPPED: dict[str, str] = {name: env for name, (env, _) in _SHIPPED_FILES.items()}
+#: Old shipped names -> their new names (see :data:`RENAMED`).
+ALIASES: dict[str, str] = {
+    name.removesuffix(f"_{track}") + f"_{old}": name
+    for name in SHIPPED
+    for old, track in RENAMED.items()
+    if name.endswith(f"_{track}")
+}
+_NOTICED: set[str] = set()
+
+
+def renamed(spec: str) -> str:
+    """``spec``, or the new name of an old shipped name (with a one-line notice on stderr, once per process)."""
+    if spec not in ALIASES:
+        return spec
+    new = ALIASES[spec]
+    if spec not in _NOTICED:
+        _NOTICED.add(spec)
+        print(
+            f"parlour: {spec!r} is now {new!r} (the shipped policies are named for their track: "
+            f"{', '.join(SHIPPED_TRACKS)}); the old name goes in the next release",
+            file=sys.stderr,
+        )
+    return new
+
+
 #: What a policy spec may be besides a name, for the messages that list what is accepted.
 OTHER_SPECS = (
     "a policy file (NAME.json beside NAME.safetensors), or module:NAME or path/to/file.py:NAME naming a class or "
@@ -97,8 +130,8 @@ def shipped_checkpoint(env_name: str) -> str | None:
 
 
 def shipped_path(name: str) -> Path:
-    """The spec file of the shipped trained policy ``name``."""
-    return CHECKPOINT_DIR / f"{SHIPPED[name]}_ppo.json"
+    """The spec file of the shipped trained policy ``name`` (an old name is accepted, see :data:`ALIASES`)."""
+    return _SHIPPED_FILES[ALIASES.get(name, name)][1]
 
 
 #: File stems too generic to name a policy alone: a table labels those with their folder too.
@@ -172,6 +205,7 @@ def resolve(
     from parlour.baselines import policy_file
 
     names = available(env_name)
+    spec = renamed(spec)
     if spec in BOTS or spec in SHIPPED:
         if spec not in names:
             if spec not in SHIPPED:
@@ -395,6 +429,7 @@ def _import_policy(spec: str, env_name: str, label: str | None = None) -> Policy
 
 def make(name: str, env_name: str | None = None) -> Policy:
     """The bot or shipped trained policy registered as ``name`` (checked against ``env_name`` when given)."""
+    name = renamed(name)
     if name not in BOTS and name not in SHIPPED:
         raise UnknownPolicyError(f"unknown bot {name!r}; available: {available(env_name)}")
     if env_name is None and name in BOTS:
@@ -403,8 +438,10 @@ def make(name: str, env_name: str | None = None) -> Policy:
 
 
 __all__ = [
+    "ALIASES",
     "BOTS",
     "SHIPPED",
+    "SHIPPED_TRACKS",
     "Policy",
     "RandomPolicy",
     "UnknownPolicyError",

@@ -28,7 +28,7 @@ def test_registry() -> None:
     assert set(SIX_BOTS) <= set(BOTS)
     assert available("six_suspects_v0")[: len(SIX_BOTS)] == SIX_BOTS
     # the generic search bot and the shipped trained policy
-    assert set(available("six_suspects_v0")) <= {*SIX_BOTS, "search", "six_suspects_ppo"}
+    assert set(available("six_suspects_v0")) <= {*SIX_BOTS, "search", "six_suspects_distilled", "six_suspects_rl"}
     with pytest.raises(ValueError, match=r"unknown bot 'clever'; available: \['random'"):
         make("clever")
     assert make("six_suspects_expert").name == "six_suspects_expert"
@@ -163,18 +163,38 @@ def test_shipped_policies_are_found_from_the_files_present(tmp_path: Path, monke
 
     monkeypatch.setitem(B.ENVIRONMENTS, "lady_alice_v1", "parlour.envs.lady_alice_v0")
     for stem in (
-        "lady_alice_v0_ppo",
-        "lady_alice_v1_ppo",
-        "lady_alice_v1_ppo_seed2",
-        "elevenses_v0_ppo",
-        "chess_v0_ppo",
+        "lady_alice_v0_distilled",
+        "lady_alice_v1_distilled",
+        "lady_alice_v1_rl",
+        "lady_alice_v1_distilled_seed2",  # a seed's file, not a shipped name
+        "lady_alice_v1_ppo",  # the old suffix is no longer a file name
+        "elevenses_v0_rl",
+        "chess_v0_rl",  # no such game
     ):
         (tmp_path / f"{stem}.json").write_text("{}")
-    assert B._shipped(tmp_path) == {
-        "lady_alice_ppo": "lady_alice_v1",  # the newest version takes the game's name
-        "lady_alice_v0_ppo": "lady_alice_v0",
-        "elevenses_ppo": "elevenses_v0",
+    found = {name: env for name, (env, _) in B._shipped(tmp_path).items()}
+    assert found == {
+        "lady_alice_distilled": "lady_alice_v1",  # the newest version takes the game's name
+        "lady_alice_v0_distilled": "lady_alice_v0",
+        "lady_alice_rl": "lady_alice_v1",
+        "elevenses_rl": "elevenses_v0",
     }
+    assert B._shipped(tmp_path)["lady_alice_rl"][1] == tmp_path / "lady_alice_v1_rl.json"
+
+
+def test_an_old_shipped_name_plays_the_renamed_policy_with_a_one_line_notice(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import parlour.baselines as B
+
+    assert B.ALIASES["six_suspects_ppo"] == "six_suspects_distilled"
+    monkeypatch.setattr(B, "_NOTICED", set())
+    first = B.resolve("six_suspects_ppo", "six_suspects_v0")
+    B.resolve("six_suspects_ppo", "six_suspects_v0")
+    notice = capsys.readouterr().err.strip().splitlines()
+    assert first.name == "six_suspects_distilled"  # tables say the new name
+    assert notice == [notice[0]] and "'six_suspects_ppo' is now 'six_suspects_distilled'" in notice[0]
+    assert "six_suspects_ppo" not in B.available("six_suspects_v0")  # old names are accepted, not listed
 
 
 def test_every_game_declares_its_bots_beside_them() -> None:

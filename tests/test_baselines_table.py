@@ -69,10 +69,10 @@ def test_seeds_are_trained_in_parallel_aggregated_and_published(
     for k in (0, 1):
         spec = read_spec(seed_path("six_suspects_v0", k, folder))
         assert spec["training"]["seed"] == k and spec["training"]["evaluations"]
-    shipped = read_spec(folder / "six_suspects_v0_ppo.json")
+    shipped = read_spec(folder / "six_suspects_v0_distilled.json")
     assert (
         shipped["training"]["shipped_seed"] == 1
-        and shipped["weights"]["file"] == "six_suspects_v0_ppo_seed1.safetensors"
+        and shipped["weights"]["file"] == "six_suspects_v0_distilled_seed1.safetensors"
     )
     results = json.loads((folder / "six_suspects_v0_results.json").read_text())
     assert [s["seed"] for s in results["seeds"]] == [0, 1] and results["scenario_set"] == "test"
@@ -81,7 +81,7 @@ def test_seeds_are_trained_in_parallel_aggregated_and_published(
     assert set(agg["improvement"]) == {"random", "six_suspects_heuristic"}
     assert (figures / "six_suspects_v0_learning_curves.png").stat().st_size > 0
     text = (tiny_project / "BASELINES.md").read_text()
-    assert "IQM over 2 seeds" in text and "six_suspects_ppo seed 1 (shipped)" in text
+    assert "IQM over 2 seeds" in text and "six_suspects_distilled seed 1 (shipped)" in text
     assert "| six_suspects_heuristic |" in text and "bootstrap over deals" in text
 
     # Seeds already trained from this config are kept; evaluation gives the same table.

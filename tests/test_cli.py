@@ -100,7 +100,7 @@ def test_version_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert "  bots: random, six_suspects_heuristic, six_suspects_expert, six_suspects_oracle, search" in out
     # the shipped policy says what it is made of (it imitates the expert and reads its inference)
     assert (
-        "  trained: lady_alice_ppo (4 players; distilled: imitates lady_alice_expert and reads lady_alice_belief, "
+        "  trained: lady_alice_distilled (4 players; distilled: imitates lady_alice_expert and reads lady_alice_belief, "
         "lady_alice_inquiry; "
     ) in out
     assert main(["list", "lady_alice_v0"]) == 0
@@ -120,25 +120,25 @@ def test_games_must_be_at_least_one(capsys: pytest.CaptureFixture[str], command:
 def test_records_of_match_and_evaluate_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from parlour.envs import replay
 
-    policy = Path(__file__).resolve().parents[1] / "baselines" / "checkpoints" / "six_suspects_v0_ppo_seed0.json"
+    policy = Path(__file__).resolve().parents[1] / "baselines" / "checkpoints" / "six_suspects_v0_distilled_seed0.json"
     assert main(["match", "six_suspects_v0", "--bots", f"random,{policy}", "--games", "3", "--no-progress",
                  "--records", str(tmp_path / "m")]) == 0  # fmt: skip
     out = capsys.readouterr().out
-    assert "| six_suspects_v0_ppo_seed0 | 6 |" in out and str(policy) not in out  # labelled by name, not path
+    assert "| six_suspects_v0_distilled_seed0 | 6 |" in out and str(policy) not in out  # labelled by name, not path
     files = sorted((tmp_path / "m").glob("game_*.json"))
     assert [f.name for f in files] == ["game_00000.json", "game_00001.json", "game_00002.json"]
     for f in files:
         record = json.loads(f.read_text())
         replay(record)  # reproduces
-        assert sorted(set(record["players"])) == ["random", "six_suspects_v0_ppo_seed0"]
+        assert sorted(set(record["players"])) == ["random", "six_suspects_v0_distilled_seed0"]
     assert main(["evaluate", "six_suspects_v0", "--policies", str(policy), "--opponents", "random", "--games", "2",
                  "--no-progress", "--records", str(tmp_path / "e")]) == 0  # fmt: skip
-    assert "| six_suspects_v0_ppo_seed0 | random |" in capsys.readouterr().out
-    seats = sorted((tmp_path / "e" / "six_suspects_v0_ppo_seed0_vs_random").glob("*.json"))
+    assert "| six_suspects_v0_distilled_seed0 | random |" in capsys.readouterr().out
+    seats = sorted((tmp_path / "e" / "six_suspects_v0_distilled_seed0_vs_random").glob("*.json"))
     assert len(seats) == 2 * 4 and seats[0].name == "deal0000_seat0.json"
     first = json.loads(seats[0].read_text())
     replay(first)
-    assert first["players"] == ["six_suspects_v0_ppo_seed0", "random", "random", "random"]
+    assert first["players"] == ["six_suspects_v0_distilled_seed0", "random", "random", "random"]
 
 
 def test_bench_says_why_the_leduc_column_is_empty(monkeypatch: pytest.MonkeyPatch) -> None:

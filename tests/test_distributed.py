@@ -42,7 +42,7 @@ def test_sharded_evaluation_equals_the_single_process_one(ray_local: Any) -> Non
     from parlour.training.evaluate import run_evaluation
 
     name = "goes_to_eleven_v0"
-    policies = [resolve(p, name, 4) for p in ("goes_to_eleven_heuristic", "goes_to_eleven_ppo")]
+    policies = [resolve(p, name, 4) for p in ("goes_to_eleven_heuristic", "goes_to_eleven_distilled")]
     opponents = [resolve(p, name, 4) for p in ("random", "goes_to_eleven_expert")]
     kwargs: dict[str, Any] = {"num_players": 4, "games": 7, "seed_set": "v1"}
     one = run_evaluation(name, policies, opponents, **kwargs)

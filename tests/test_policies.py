@@ -67,7 +67,7 @@ def test_shipped_policy_files_act_as_the_zips_they_were_converted_from(name: str
 
 
 def test_a_policy_plays_with_numpy_alone_and_samples_legally() -> None:
-    policy = resolve("goes_to_eleven_ppo", "goes_to_eleven_v0", deterministic=False)
+    policy = resolve("goes_to_eleven_distilled", "goes_to_eleven_v0", deterministic=False)
     size, points = reference_points("goes_to_eleven_v0")
     rng = np.random.default_rng(1)
     for pt in points[:10]:
@@ -97,16 +97,16 @@ def test_the_resolver_accepts_exactly_the_names_it_lists(env_name: str) -> None:
 
 def test_a_shipped_name_is_accepted_by_evaluate_and_by_a_config(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
-        ["evaluate", "six_suspects_v0", "--policies", "six_suspects_ppo", "--opponents", "random", "--games", "2",
+        ["evaluate", "six_suspects_v0", "--policies", "six_suspects_distilled", "--opponents", "random", "--games", "2",
          "--no-progress"]
     )  # fmt: skip
     assert code == 0, capsys.readouterr().err
-    assert "| six_suspects_ppo | random |" in capsys.readouterr().out
+    assert "| six_suspects_distilled | random |" in capsys.readouterr().out
     pytest.importorskip("omegaconf")
     from parlour.training.config import load_config
 
-    cfg = load_config(CONFIG, ["opponents=[six_suspects_ppo]", "eval.reference=[six_suspects_ppo]"])
-    assert cfg.opponents == ["six_suspects_ppo"]
+    cfg = load_config(CONFIG, ["opponents=[six_suspects_distilled]", "eval.reference=[six_suspects_distilled]"])
+    assert cfg.opponents == ["six_suspects_distilled"]
 
 
 USER_MODULE = """
@@ -162,7 +162,7 @@ MISMATCHES = [
 def test_every_kind_of_mismatch_is_refused_before_the_first_step(
     tmp_path: Path, kind: str, changes: dict[str, Any], message: str
 ) -> None:
-    path = copied_policy(tmp_path, "goes_to_eleven_ppo", **changes)
+    path = copied_policy(tmp_path, "goes_to_eleven_distilled", **changes)
     with pytest.raises(IncompatiblePolicyError) as err:
         resolve(str(path), "goes_to_eleven_v0", 4)
     text = str(err.value)
@@ -172,28 +172,28 @@ def test_every_kind_of_mismatch_is_refused_before_the_first_step(
 
 def test_the_reward_keyword_may_differ() -> None:
     # trained with the 'win' reward; a table scored by the dense 'margin' reward is the same game
-    assert read_spec(shipped_path("goes_to_eleven_ppo"))["options"]["reward"] == "win"
-    assert resolve("goes_to_eleven_ppo", "goes_to_eleven_v0", 4, {"reward": "margin"}).name == "goes_to_eleven_ppo"
+    assert read_spec(shipped_path("goes_to_eleven_distilled"))["options"]["reward"] == "win"
+    assert resolve("goes_to_eleven_distilled", "goes_to_eleven_v0", 4, {"reward": "margin"}).name == "goes_to_eleven_distilled"
 
 
 COMMAND_MISMATCHES = [
     (
-        ["evaluate", "goes_to_eleven_v0", "--policies", "goes_to_eleven_ppo", "--opponents", "random",
+        ["evaluate", "goes_to_eleven_v0", "--policies", "goes_to_eleven_distilled", "--opponents", "random",
          "--option", "max_piles=4"],
         "max_piles: trained 12, table 4",
     ),
     (
-        ["evaluate", "goes_to_eleven_v0", "--policies", "goes_to_eleven_ppo", "--opponents", "random",
+        ["evaluate", "goes_to_eleven_v0", "--policies", "goes_to_eleven_distilled", "--opponents", "random",
          "--option", "pick_on_me=true"],
         "pick_on_me: trained False, table True",
     ),
     (
-        ["match", "goes_to_eleven_v0", "--players", "3", "--bots", "goes_to_eleven_ppo,random"],
+        ["match", "goes_to_eleven_v0", "--players", "3", "--bots", "goes_to_eleven_distilled,random"],
         "num_players: trained 4, table 3",
     ),
     (
-        ["evaluate", "six_suspects_v0", "--policies", "random", "--opponents", "lady_alice_ppo"],
-        "'lady_alice_ppo' is not available for six_suspects_v0 (it plays lady_alice_v1)",
+        ["evaluate", "six_suspects_v0", "--policies", "random", "--opponents", "lady_alice_distilled"],
+        "'lady_alice_distilled' is not available for six_suspects_v0 (it plays lady_alice_v1)",
     ),
 ]  # fmt: skip
 
@@ -231,7 +231,7 @@ def crafted_checkpoint(path: Path, target: Path, meta: dict[str, Any]) -> Path:
 
 @pytest.fixture
 def crafted(tmp_path: Path) -> tuple[Path, Path]:
-    meta = {**read_spec(shipped_path("six_suspects_ppo"))}
+    meta = {**read_spec(shipped_path("six_suspects_distilled"))}
     target = tmp_path / "written_by_the_pickle.txt"
     return crafted_checkpoint(tmp_path / "evil.zip", target, meta), target
 
@@ -282,7 +282,7 @@ def test_no_config_path_unpickles_a_checkpoint(crafted: tuple[Path, Path]) -> No
 def test_a_policy_file_cannot_carry_a_pickle(crafted: tuple[Path, Path], tmp_path: Path) -> None:
     # A swapped shipped file: a spec whose "weights" are the pickle, or safetensors bytes replaced by a pickle.
     evil, target = crafted
-    spec = read_spec(shipped_path("six_suspects_ppo"))
+    spec = read_spec(shipped_path("six_suspects_distilled"))
     for weights in (evil.name, "policy.pth"):
         bad = tmp_path / "bad.json"
         if weights == "policy.pth":
@@ -301,7 +301,7 @@ def test_a_policy_file_cannot_carry_a_pickle(crafted: tuple[Path, Path], tmp_pat
 
 
 def test_a_torn_or_altered_pair_is_refused(tmp_path: Path) -> None:
-    path = copied_policy(tmp_path, "six_suspects_ppo")
+    path = copied_policy(tmp_path, "six_suspects_distilled")
     weights = tmp_path / read_spec(path)["weights"]["file"]
     data = bytearray(weights.read_bytes())
     data[-1] ^= 1
@@ -316,7 +316,7 @@ def test_a_torn_or_altered_pair_is_refused(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------ malformed policy files
-SHIPPED_FILES = sorted(p.name for p in CHECKPOINT_DIR.glob("*_ppo*.json"))
+SHIPPED_FILES = sorted(p.name for p in CHECKPOINT_DIR.glob("*_distilled*.json"))
 
 
 @pytest.mark.parametrize("name", SHIPPED_FILES)
@@ -328,7 +328,7 @@ def test_every_shipped_policy_file_passes_the_schema(name: str) -> None:
     assert PolicyFile(CHECKPOINT_DIR / name).spec["format"] == "parlour-policy"
 
 
-def edited(tmp_path: Path, edit: Any, name: str = "goes_to_eleven_ppo") -> Path:
+def edited(tmp_path: Path, edit: Any, name: str = "goes_to_eleven_distilled") -> Path:
     """A copy of a shipped policy whose spec (as parsed JSON) ``edit`` changes in place."""
     path = copied_policy(tmp_path, name)
     spec = json.loads(path.read_text())
@@ -392,7 +392,7 @@ def test_deeply_nested_json_is_one_line(tmp_path: Path) -> None:
 
 def test_read_weights_checks_a_spec_it_did_not_read(tmp_path: Path) -> None:
     # read_weights is public: a spec built in code may not name a file outside the spec's folder either
-    path = copied_policy(tmp_path, "goes_to_eleven_ppo")
+    path = copied_policy(tmp_path, "goes_to_eleven_distilled")
     spec = read_spec(path)
     spec["weights"] = {**spec["weights"], "file": "../" + spec["weights"]["file"]}
     with pytest.raises(PolicyFileError, match="weights.file: .* is not a plain file name"):
@@ -401,7 +401,7 @@ def test_read_weights_checks_a_spec_it_did_not_read(tmp_path: Path) -> None:
 
 def test_the_forward_pass_plays_only_the_activations_it_knows(tmp_path: Path) -> None:
     # probe: before, MLPActorCritic played any activation but 'relu' as tanh
-    policy = PolicyFile(shipped_path("goes_to_eleven_ppo"))
+    policy = PolicyFile(shipped_path("goes_to_eleven_distilled"))
     tensors = read_weights(policy.path, policy.spec)
     with pytest.raises(PolicyFileError, match="network.activation 'gelu' is not supported"):
         MLPActorCritic({**policy.spec["network"], "activation": "gelu"}, tensors)
@@ -413,7 +413,7 @@ def test_weights_that_are_not_finite_are_refused_naming_the_tensor(tmp_path: Pat
     # probe: before, NaN weights loaded and greedy play always chose the first legal action
     from safetensors.numpy import load_file, save_file
 
-    path = copied_policy(tmp_path, "goes_to_eleven_ppo")
+    path = copied_policy(tmp_path, "goes_to_eleven_distilled")
     spec = json.loads(path.read_text())
     weights = tmp_path / spec["weights"]["file"]
     tensors = {k: v.astype(np.float64) for k, v in load_file(str(weights)).items()}
@@ -428,7 +428,7 @@ def test_weights_that_are_not_finite_are_refused_naming_the_tensor(tmp_path: Pat
 
 
 def test_save_policy_refuses_tensors_that_do_not_fit_the_spec(tmp_path: Path) -> None:
-    spec = read_spec(shipped_path("six_suspects_ppo"))
+    spec = read_spec(shipped_path("six_suspects_distilled"))
     with pytest.raises(PolicyFileError, match="do not match the network"):
         save_policy(tmp_path / "p", {"action_net.weight": np.zeros((2, 2))}, spec)
 
@@ -440,7 +440,7 @@ def test_table_for_names_the_default_player_count() -> None:
 
 def test_the_library_checks_a_policy_where_it_meets_a_table() -> None:
     # Built without a table (as a user of the API might), the policy is still checked where it sits down.
-    policy = PolicyFile(shipped_path("goes_to_eleven_ppo"))
+    policy = PolicyFile(shipped_path("goes_to_eleven_distilled"))
     from parlour.baselines.match import run_match
     from parlour.training.evaluate import play_matchup
 
@@ -451,7 +451,7 @@ def test_the_library_checks_a_policy_where_it_meets_a_table() -> None:
             "goes_to_eleven_v0", make("random"), policy, num_players=4, games=1, env_kwargs={"pick_on_me": True}
         )
     with pytest.raises(IncompatiblePolicyError, match="num_players"):
-        run_match("goes_to_eleven_v0", [str(shipped_path("goes_to_eleven_ppo")), "random"], num_players=5, games=1)
+        run_match("goes_to_eleven_v0", [str(shipped_path("goes_to_eleven_distilled")), "random"], num_players=5, games=1)
     with pytest.raises(ValueError, match=r"plays \['lady_alice_v1', 'lady_alice_v0'\], not goes_to_eleven_v0"):
         play_matchup("goes_to_eleven_v0", make("lady_alice_expert"), make("random"), num_players=4, games=1)
     pytest.importorskip("gymnasium")
@@ -469,7 +469,7 @@ def test_a_keyword_newer_than_the_policy_file_counts_at_its_default() -> None:
     from parlour.baselines.policy_file import differences, read_spec
 
     # A lady_alice_v0 file from before accusation_covers existed: its table without that keyword.
-    spec = read_spec(shipped_path("lady_alice_ppo"))
+    spec = read_spec(shipped_path("lady_alice_distilled"))
     old = table_for("lady_alice_v0")
     spec = {**spec, **old, "options": {k: v for k, v in old["options"].items() if k != "accusation_covers"}}
     assert "accusation_covers" in old["options"]

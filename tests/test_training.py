@@ -384,12 +384,12 @@ def test_ratings_order_follows_head_to_head_results() -> None:
 def test_shipped_baseline_plays_legally() -> None:
     from parlour.baselines import CHECKPOINT_DIR
 
-    if not (CHECKPOINT_DIR / "six_suspects_v0_ppo.json").is_file():
+    if not (CHECKPOINT_DIR / "six_suspects_v0_distilled.json").is_file():
         pytest.skip("no shipped checkpoint in this tree")
     from parlour.baselines.match import play_game
     from parlour.envs import make as make_env
 
-    bot = make("six_suspects_ppo", "six_suspects_v0")
+    bot = make("six_suspects_distilled", "six_suspects_v0")
     env = make_env("six_suspects_v0", num_players=4)
     for seed in range(3):
         out = play_game(

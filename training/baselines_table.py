@@ -1,12 +1,13 @@
 """``parlour baselines``: train the published policies over several seeds, evaluate them, rewrite ``BASELINES.md``.
 
 Each game has ``configs/<game>/baselines.yaml``: the training config, the training seeds, the benchmark scenario set
-(:mod:`parlour.training.scenarios`: player count, opponents, deals) and the seed that ships as ``<game>_ppo``
+(:mod:`parlour.training.scenarios`: player count, opponents, deals) and the seed that ships as ``<game>_distilled``
 (fixed before training, so the shipped policy is never the luckiest seed). For each game the command:
 
 1. trains every seed whose policy file is missing or was trained from another config (seeds run in parallel
    processes, ``--jobs``; a run folder left by an interrupted run is resumed), exporting
-   ``baselines/checkpoints/<env>_ppo_seed<K>.json`` + ``.safetensors``; ``<env>_ppo.json`` is the shipped seed's spec;
+   ``baselines/checkpoints/<env>_distilled_seed<K>.json`` + ``.safetensors``; ``<env>_distilled.json`` is the shipped
+   seed's spec;
 2. evaluates every seed and every scripted bot on the scenario (:func:`~parlour.training.scenarios.benchmark_report`),
    with deal-clustered intervals;
 3. aggregates the seeds (:mod:`parlour.training.stats`: mean and IQM with stratified bootstrap intervals, probability
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines import CHECKPOINT_DIR, available, game_name, make, shipped_checkpoint
+from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
 from parlour.baselines.policy_file import PolicyFile, read_spec, table_for
 from parlour.envs.fileio import atomic_write
 from parlour.training.scenarios import benchmark_report, cell, header, scenario
@@ -55,7 +56,7 @@ class BaselineSpec:
     config: str = ""
     #: Training seeds; every one is trained, evaluated and reported.
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
-    #: The seed whose policy ships as ``<game>_ppo`` (chosen before training).
+    #: The seed whose policy ships as ``<game>_distilled`` (chosen before training).
     shipped_seed: int = 0
     #: The benchmark scenario set (:data:`parlour.training.scenarios.SCENARIO_SETS`).
     scenarios: str = "v1"
@@ -94,7 +95,7 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
 
 
 def seed_path(env_name: str, seed: int, folder: Path = CHECKPOINTS) -> Path:
-    return folder / f"{env_name}_ppo_seed{seed}.json"
+    return folder / f"{env_name}_distilled_seed{seed}.json"
 
 
 def training_part(config: dict[str, Any]) -> dict[str, Any]:
@@ -189,9 +190,9 @@ def train_seeds(env_name: str, spec: BaselineSpec, root: Path, jobs: int, folder
 
 
 def ship(env_name: str, spec: BaselineSpec, folder: Path = CHECKPOINTS) -> Path:
-    """``<env>_ppo.json``: the shipped seed's spec, naming that seed's weights file."""
+    """``<env>_distilled.json``: the shipped seed's spec, naming that seed's weights file."""
     source = seed_path(env_name, spec.shipped_seed, folder)
-    target = folder / f"{env_name}_ppo.json"
+    target = folder / f"{env_name}_distilled.json"
     data = read_spec(source)
     data["training"]["shipped_seed"] = spec.shipped_seed
     return atomic_write(target, json.dumps(data, indent=1, default=str) + "\n")
@@ -209,7 +210,7 @@ def evaluate_game(
     """Every trained seed and every scripted bot on the game's scenario; seeds aggregated."""
     sc = scenario(env_name, spec.scenarios)
     # the name the shipped seed plays under (a game's first publication writes its file only after this evaluation)
-    name = shipped_checkpoint(env_name) or f"{game_name(env_name)}_ppo"
+    name = f"{game_name(env_name)}_distilled"
     table = table_for(env_name, sc.num_players, sc.options)
     seeds = [k for k in spec.seeds if seed_path(env_name, k, folder).is_file()]
     if not seeds:
@@ -370,7 +371,7 @@ def render(folder: Path) -> str:
         + SEED_METHOD.replace("95% ", "95% ")
         + "; and the probability of improvement P(policy > bot): the chance that a seed beats the bot at a table",
         "(Mann-Whitney over seeds, averaged over the tables; a bot is one run, held fixed). The shipped policy",
-        "(`<game>_ppo`) is the seed named in the spec before training, not the best one.",
+        "(`<game>_distilled`) is the seed named in the spec before training, not the best one.",
         "",
     ]
     try:  # the notes are the spec's as they are now (from the repository root), else as stored
