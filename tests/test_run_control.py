@@ -23,7 +23,7 @@ pytest.importorskip("sb3_contrib")
 
 from parlour.envs.fileio import FolderLock  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
-from parlour.training.train import RUN_MARKER, checkpoint_step  # noqa: E402
+from parlour.training.train import RUN_MARKER, checkpoint_step, evaluations  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parent / "data" / "six_suspects_base.yaml"
 #: A run of a few seconds: 128 steps a rollout (2 envs x 64).
@@ -546,6 +546,9 @@ def test_a_stop_in_an_evaluation_leaves_a_run_that_resumes_to_the_end(
         assert last.startswith("parlour train: interrupted; the run continues from its checkpoint at step 256 with:")
     assert main(resume_args(err)) == 0
     assert json.loads((run / "metrics.json").read_text())["finished"] is True
+    if phase == "periodic evaluation":
+        # the evaluation the stop abandoned is done on resume, at its own step: the curve keeps every point
+        assert [r["timesteps"] for r in evaluations(run)] == [128, 256]
 
 
 def test_a_stop_at_start_up_says_nothing_was_kept(

@@ -114,7 +114,7 @@ def _executable() -> str:
     argv0 = sys.argv[0] if sys.argv else ""
     if Path(argv0).name == "parlour":
         return shlex.quote(argv0)
-    if argv0.endswith(("cli.py", "__main__.py")):
+    if argv0 and Path(argv0).resolve() == Path(__file__).resolve():  # python -m parlour.training.cli
         return f"{shlex.quote(sys.executable)} -m parlour.training.cli"
     return "parlour"
 

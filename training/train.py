@@ -280,6 +280,11 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
                     dynamic_ncols=True,
                 )
                 threading.Thread(target=self._tick, daemon=True).start()
+            owed = max((r["timesteps"] for r in evaluations(run)), default=0)
+            if budget.eval_every > 0 and self.num_timesteps - owed >= budget.eval_every:
+                # a stop during the evaluation at the checkpoint's step abandoned it: the weights resumed are the
+                # ones it was to evaluate, so it is done now, at that step (every seed's curve has the same points)
+                self._evaluate_now()
 
         def _tick(self) -> None:
             # redraw every second, so that elapsed time and ETA keep moving through an update or evaluation
@@ -318,17 +323,22 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
                 save_resume_checkpoint(self.model, run / "checkpoints" / CHECKPOINT_NAME, meta)
             if SELF_PLAY in cfg.opponents and self._due("snap", cfg.self_play.snapshot_every):
                 self._snapshot()
-            if self._due("eval", budget.eval_every):
-                self._phase("evaluating")
-                stop.in_evaluation = True
-                try:
-                    self._evaluate()
-                except _StopNow:
-                    return False  # a signal during the evaluation: abandon it, the run stops
-                finally:
-                    stop.in_evaluation = False
-                self._phase("collecting")
+            if self._due("eval", budget.eval_every) and not self._evaluate_now():
+                return False
             return stop.signum is None
+
+        def _evaluate_now(self) -> bool:
+            """Evaluate; false if a signal came during it (the evaluation is abandoned and the run stops)."""
+            self._phase("evaluating")
+            stop.in_evaluation = True
+            try:
+                self._evaluate()
+            except _StopNow:
+                return False
+            finally:
+                stop.in_evaluation = False
+            self._phase("collecting")
+            return True
 
         def _snapshot(self) -> None:
             folder = run / "snapshots"
