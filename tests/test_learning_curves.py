@@ -48,5 +48,7 @@ def test_steps_to_a_level_read_the_seeds_iqm_and_say_when_it_is_not_reached(tmp_
 
 def test_the_figure_is_written(tmp_path: Path) -> None:
     c = Curves(np.asarray([100.0, 200.0]), np.asarray([[0.1, 0.3], [0.2, 0.4]]))
-    out = plot({"ppo": c}, {"heuristic": 0.38, "expert": 0.69}, tmp_path / "curve.png", "t", budget=200)
+    panels = {"heuristic": {"ppo": summary(c, 200, 0.38)}, "expert": {"ppo": summary(c, 200, 0.38)}}
+    levels = {"heuristic": {"heuristic": 0.38, "expert": 0.30}, "expert": {"heuristic": 0.69, "expert": 0.50}}
+    out = plot(panels, levels, tmp_path / "curve.png", "t", budget=200)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

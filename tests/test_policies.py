@@ -173,7 +173,10 @@ def test_every_kind_of_mismatch_is_refused_before_the_first_step(
 def test_the_reward_keyword_may_differ() -> None:
     # trained with the 'win' reward; a table scored by the dense 'margin' reward is the same game
     assert read_spec(shipped_path("goes_to_eleven_distilled"))["options"]["reward"] == "win"
-    assert resolve("goes_to_eleven_distilled", "goes_to_eleven_v0", 4, {"reward": "margin"}).name == "goes_to_eleven_distilled"
+    assert (
+        resolve("goes_to_eleven_distilled", "goes_to_eleven_v0", 4, {"reward": "margin"}).name
+        == "goes_to_eleven_distilled"
+    )
 
 
 COMMAND_MISMATCHES = [
@@ -451,7 +454,9 @@ def test_the_library_checks_a_policy_where_it_meets_a_table() -> None:
             "goes_to_eleven_v0", make("random"), policy, num_players=4, games=1, env_kwargs={"pick_on_me": True}
         )
     with pytest.raises(IncompatiblePolicyError, match="num_players"):
-        run_match("goes_to_eleven_v0", [str(shipped_path("goes_to_eleven_distilled")), "random"], num_players=5, games=1)
+        run_match(
+            "goes_to_eleven_v0", [str(shipped_path("goes_to_eleven_distilled")), "random"], num_players=5, games=1
+        )
     with pytest.raises(ValueError, match=r"plays \['lady_alice_v1', 'lady_alice_v0'\], not goes_to_eleven_v0"):
         play_matchup("goes_to_eleven_v0", make("lady_alice_expert"), make("random"), num_players=4, games=1)
     pytest.importorskip("gymnasium")

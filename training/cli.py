@@ -382,18 +382,41 @@ def _cmd_baselines(args: argparse.Namespace) -> int:
         Path("BASELINES.md").write_text(render(CHECKPOINTS))
         print("wrote BASELINES.md from the stored results")
         return 0
+    from parlour.training.config import ConfigError
+    from parlour.training.train import RunError, TrainingStopped
+
+    runs = Path(args.runs) if args.runs else None
     try:
-        regenerate(
-            args.envs or None,
-            train_models=not args.skip_training,
-            progress=not args.no_progress,
-            jobs=args.jobs,
-            workers=args.workers,
-            ray_address=args.ray_address,
-        )
-    except (ValueError, FileNotFoundError, ImportError) as exc:
+        if args.track == "rl":
+            from parlour.training import rl_track
+
+            rl_track.regenerate(
+                args.envs or None,
+                train_models=not args.skip_training,
+                progress=not args.no_progress,
+                jobs=args.jobs,
+                runs=runs,
+                workers=args.workers,
+            )
+        elif args.track == "exploit":
+            from parlour.training import exploit
+
+            print(exploit.regenerate(args.envs or None, progress=not args.no_progress, runs=runs).read_text())
+        else:
+            regenerate(
+                args.envs or None,
+                train_models=not args.skip_training,
+                progress=not args.no_progress,
+                jobs=args.jobs,
+                workers=args.workers,
+                ray_address=args.ray_address,
+            )
+    except (ValueError, FileNotFoundError, ImportError, ConfigError, RunError, OSError) as exc:
         print(f"parlour baselines: {exc}", file=sys.stderr)
         return 2
+    except TrainingStopped as exc:
+        print(f"parlour baselines: {exc}; the same command continues it", file=sys.stderr)
+        return exc.exit_code
     return 0
 
 
@@ -699,6 +722,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="train every seed of the published baselines, evaluate them, rewrite BASELINES.md and the policy files",
     )
     _envs(bl, "--game")
+    bl.add_argument(
+        "--track",
+        choices=("distilled", "rl", "exploit"),
+        default="distilled",
+        help="which part of BASELINES.md to regenerate: the distilled track (default), the rl track (trained from the "
+        "environment alone), or the approximate-exploitability table",
+    )
+    bl.add_argument(
+        "--runs",
+        default="",
+        help="folder of the rl track's or the exploitability table's run folders (default runs/rl, runs/exploit); "
+        "finished runs there are kept, stopped ones resumed",
+    )
     bl.add_argument("--skip-training", action="store_true", help="evaluate the shipped checkpoints, do not train")
     bl.add_argument(
         "--render-only", action="store_true", help="rewrite BASELINES.md from the stored results; no training or play"

@@ -91,10 +91,14 @@ def summary(curves: Curves, budget: float, level: float) -> dict[str, Any]:
 
 
 def plot(
-    curves: Mapping[str, Curves], levels: Mapping[str, float], out: Path, title: str = "", budget: float | None = None
+    panels: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    levels: Mapping[str, Mapping[str, float]],
+    out: Path,
+    title: str = "",
+    budget: float | None = None,
 ) -> Path:
-    """One figure: each algorithm's IQM curve with its seed band, and each reference level (bot name -> win rate)
-    as a horizontal line."""
+    """One figure, one panel per table: each algorithm's IQM curve with its seed band (``panels[table][algorithm]``
+    is a :func:`summary`), and each reference level at that table (``levels[bot][table]``) as a dashed line."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -102,18 +106,24 @@ def plot(
 
     from parlour.envs.fileio import atomic_write
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for name, c in curves.items():
-        ax.plot(c.steps, c.iqm, marker="o", label=f"{name} (IQM, {c.values.shape[0]} seeds)")
-        ax.fill_between(c.steps, c.values.min(axis=0), c.values.max(axis=0), alpha=0.2)
-    for name, level in levels.items():
-        ax.axhline(level, linestyle="--", linewidth=1, color="grey")
-        ax.annotate(name, (0, level), textcoords="offset points", xytext=(2, 2), fontsize=8, color="grey")
-    ax.set(xlabel="learner steps", ylabel="win rate", title=title, ylim=(0, 1))
-    if budget is not None:
-        ax.set_xlim(0, budget)
-    ax.legend(fontsize=8)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.8), squeeze=False, sharey=True)
+    for ax, (table, algorithms) in zip(axes[0], panels.items(), strict=True):
+        for name, c in algorithms.items():
+            ax.plot(c["steps"], c["iqm"], marker="o", ms=3, label=f"{name} (IQM, {c['seeds']} seeds)")
+            ax.fill_between(c["steps"], c["low"], c["high"], alpha=0.2)
+        for bot, at in levels.items():
+            if table in at:
+                ax.axhline(at[table], linestyle="--", linewidth=1, color="grey")
+                ax.annotate(bot, (0, at[table]), textcoords="offset points", xytext=(2, 2), fontsize=8, color="grey")
+        ax.set(xlabel="learner steps", title=f"at the {table} table", ylim=(0, 1))
+        if budget is not None:
+            ax.set_xlim(0, budget)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("win rate (periodic evaluation)")
+    axes[0][-1].legend(fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    atomic_write(out, lambda path: fig.savefig(path, dpi=100, format="png"))
+    atomic_write(out, lambda path: fig.savefig(path, dpi=90, format="png"))
     plt.close(fig)
     return out

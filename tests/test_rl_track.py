@@ -1,0 +1,161 @@
+"""``parlour baselines --track rl`` and ``--track exploit``: families × seeds trained from the environment alone,
+their learning curves, AUC and steps to the heuristic's level recomputed from the runs' own evaluations, the cross-play
+table, the shipped ``<game>_rl``, and the exploitability table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from parlour.baselines.policy_file import read_spec  # noqa: E402
+from parlour.training import exploit, rl_track, scenarios  # noqa: E402
+from parlour.training.cli import main  # noqa: E402
+from parlour.training.config import ConfigError, load_config, to_yaml  # noqa: E402
+from parlour.training.learning_curves import area_under_curve  # noqa: E402
+from parlour.training.stats import iqm  # noqa: E402
+from parlour.training.train import evaluations  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = [
+    "train.total_timesteps=256",
+    "train.n_envs=2",
+    "ppo.n_steps=64",
+    "ppo.batch_size=64",
+    "ppo.n_epochs=1",
+    "ppo.net_arch=[8]",
+    "train.checkpoint_every=128",
+    "train.eval_every=128",
+    "eval.periodic_games=1",
+    "eval.opponents=[random,six_suspects_heuristic]",
+]
+ENV = "six_suspects_v0"
+
+
+@pytest.fixture
+def rl_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project root whose 6 Suspects spec has an rl block of two tiny families, two seeds each, and a two-deal
+    scenario of random and heuristic tables."""
+    folder = tmp_path / "configs" / "six_suspects"
+    folder.mkdir(parents=True)
+    for family, source, extra in (
+        ("ppo", "rl.yaml", ["opponents=[random]"]),
+        ("selfplay", "rl_selfplay.yaml", ["self_play.snapshot_every=128"]),
+    ):
+        cfg = load_config(ROOT / "configs" / "six_suspects" / source, [*TINY, *extra])
+        (folder / f"{family}.yaml").write_text(to_yaml(cfg))
+    (folder / "baselines.yaml").write_text(
+        f"env: {ENV}\nconfig: configs/six_suspects/ppo.yaml\nscenarios: test\nseeds: [0]\n"
+        "skip_bots: [search, six_suspects_oracle]\n"
+        "rl:\n  algorithms: {ppo: configs/six_suspects/ppo.yaml, selfplay: configs/six_suspects/selfplay.yaml}\n"
+        "  seeds: [0, 1]\n  shipped_algorithm: ppo\n  shipped_seed: 1\n  cross_play_deals: 1\n"
+        "exploit:\n  targets: [random]\n  steps: 128\n  seeds: [0]\n  games: 1\n"
+    )
+    sc = scenarios.Scenario(ENV, 4, ("random", "six_suspects_heuristic"), deals=2)
+    monkeypatch.setitem(scenarios.SCENARIO_SETS, "test", {ENV: sc})
+    return tmp_path
+
+
+def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_play_and_the_shipped_policy(
+    rl_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, figures, runs = rl_project / "checkpoints", rl_project / "figures", rl_project / "runs" / "rl"
+    kwargs = {"progress": False, "jobs": 2, "root": rl_project, "folder": folder, "figures": figures}
+    rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    assert "training 4 rl run(s) (2 at a time)" in capsys.readouterr().out
+    r = json.loads(rl_track.results_path(ENV, folder).read_text())
+    assert set(r["families"]) == {"ppo", "selfplay"}
+    assert all(f["seeds"] == [0, 1] and f["all_tables"]["runs"] == 2 for f in r["families"].values())
+
+    # The curves are the runs' own periodic evaluations: IQM over seeds at each point, and its AUC over the budget.
+    for family, c in r["curves"]["families"].items():
+        assert set(c["tables"]) == {"random", "six_suspects_heuristic"}
+        for table, t in c["tables"].items():
+            per_seed = [
+                [row[table]["win_rate"] for row in evaluations(runs / "six_suspects" / f"{family}-seed{k}")]
+                for k in (0, 1)
+            ]
+            assert t["steps"] == [128, 256]
+            assert np.allclose(t["iqm"], iqm(np.asarray(per_seed), axis=0))
+            assert t["auc"] == pytest.approx(area_under_curve(np.asarray([128.0, 256.0]), np.asarray(t["iqm"]), 256))
+            level = r["levels"]["heuristic"][table]
+            first = next((s for s, v in zip(t["steps"], t["iqm"], strict=True) if v >= level), None)
+            assert t["steps_to_level"] == first
+
+    # The cross-play table: every seed of both families at a table of every seed.
+    labels = [f"{f}@seed{k}" for f in ("ppo", "selfplay") for k in (0, 1)]
+    assert list(r["cross_play"]["rates"]) == labels
+    cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in r["cross_play"]["matchups"]}
+    assert all(r["cross_play"]["rates"][a][b] == cells[(a, b)] for a in labels for b in labels)
+
+    shipped = read_spec(folder / f"{ENV}_rl.json")
+    assert shipped["training"]["shipped"] == {"family": "ppo", "seed": 1}
+    assert shipped["weights"]["file"] == f"{ENV}_rl_ppo_seed1.safetensors"
+    assert shipped["training"]["config"]["track"] == "rl"
+    assert (figures / f"{ENV}_rl_learning_curves.png").stat().st_size > 0
+    text = (rl_project / "BASELINES.md").read_text()
+    for words in (
+        "### rl track: learned from the environment alone",
+        "**ppo**, IQM over 2 seeds",
+        "| ppo seed 1 (ships as six_suspects_rl) |",
+        "**Sample efficiency**",
+        "**Cross-play**",
+        "`parlour baselines --track rl six_suspects_v0`",
+    ):
+        assert words in text
+
+    # Finished runs are kept: nothing trains again, and the evaluation gives the same table.
+    rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    assert "every rl run has finished its budget; nothing to train" in capsys.readouterr().out
+    again = json.loads(rl_track.results_path(ENV, folder).read_text())
+    assert again["matchups"] == r["matchups"] and again["curves"] == r["curves"]
+
+
+def test_the_rl_track_refuses_a_family_that_is_not_rl(rl_project: Path) -> None:
+    config = rl_project / "configs" / "six_suspects" / "ppo.yaml"
+    config.write_text(config.read_text().replace("track: rl", "track: ''"))
+    with pytest.raises(ConfigError, match=r"ppo.yaml: the rl track trains track: rl configs only"):
+        rl_track.load_family(rl_project, "configs/six_suspects/ppo.yaml", 0)
+
+
+@pytest.mark.parametrize(
+    ("edit", "replacement", "message"),
+    [
+        ("shipped_algorithm: ppo", "shipped_algorithm: dqn", "rl.shipped_algorithm='dqn' is not one of rl.algorithms="
+         "['ppo', 'selfplay']"),
+        ("shipped_seed: 1", "shipped_seed: 7", "rl.shipped_seed=7 is not one of rl.seeds=[0, 1]"),
+    ],
+)  # fmt: skip
+def test_an_rl_spec_that_ships_what_it_does_not_train_is_refused(
+    rl_project: Path,
+    edit: str,
+    replacement: str,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = rl_project / "configs" / "six_suspects" / "baselines.yaml"
+    spec.write_text(spec.read_text().replace(edit, replacement))
+    monkeypatch.chdir(rl_project)
+    assert main(["baselines", "--track", "rl", "--skip-training", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("parlour baselines: ") and message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_exploitability_table_is_trained_stored_and_rendered(rl_project: Path) -> None:
+    folder = rl_project / "checkpoints"
+    exploit.regenerate(None, progress=False, root=rl_project, folder=folder)
+    r = json.loads((folder / f"{ENV}_exploit_results.json").read_text())
+    (target,) = r["targets"]
+    assert target["policy"] == "random" and target["steps"] == 128 and target["chance"] == 0.25
+    run = rl_project / "runs" / "exploit" / "six_suspects" / "random" / "seed0"
+    final = json.loads((run / "metrics.json").read_text())["final_eval"]
+    assert target["best_response_win_rates"] == [final["ppo"]["win_rate"]]
+    text = (rl_project / "BASELINES.md").read_text()
+    assert "### Approximate exploitability (a lower bound)" in text
+    assert f"| random | {target['best_response']['iqm']['value']:.3f}" in text

@@ -1,0 +1,472 @@
+"""``parlour baselines --track rl``: what reinforcement learning reaches on each game from the environment alone.
+
+The ``rl:`` block of ``configs/<game>/baselines.yaml`` names the algorithm families (each a committed ``track: rl``
+config: no imitation, no feature set, a game-outcome reward), the training seeds, and which seed of which family
+ships as ``<game>_rl`` (fixed before training). For each game the command:
+
+1. trains every family × seed whose run folder (``--runs``, default ``runs/rl``: ``<game>/<family>-seed<K>``) has not
+   finished its budget, resuming any that stopped; each run evaluates itself at ten points of its budget on a fixed
+   subset of the scenario's deals (``evaluations.jsonl``: the learning curve);
+2. exports each finished seed as ``baselines/checkpoints/<env>_rl_<family>_seed<K>.json`` (+ ``.safetensors``) and
+   ships the named one as ``<env>_rl.json``;
+3. evaluates every seed and the scripted bots on the game's benchmark scenario (the full deal set), aggregates seeds
+   per family (IQM and mean, stratified bootstrap), and plays every seed against every other seed (the cross-play
+   table: one seat of the row's policy, every other seat the column's, on ``cross_play_deals`` deals);
+4. computes per family and table the learning curve's IQM with its seed band, the area under it and the steps at
+   which it first reaches the heuristic's level (:mod:`parlour.training.learning_curves`), draws the curves, and
+   stores everything in ``baselines/checkpoints/<env>_rl_results.json``, which ``BASELINES.md`` renders.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
+from parlour.baselines.policy_file import PolicyFile, read_spec, read_weights, save_policy, table_for
+from parlour.envs.fileio import atomic_write
+from parlour.training.baselines_table import FIGURES, BaselineSpec, RLSpec, _reference_bots, specs
+from parlour.training.scenarios import benchmark_report, scenario
+from parlour.training.stats import SEED_METHOD, seed_aggregate
+
+#: Where the rl track's run folders live by default (``<runs>/<game>/<family>-seed<K>``).
+RUNS = Path("runs") / "rl"
+
+
+def results_path(env_name: str, folder: Path = CHECKPOINT_DIR) -> Path:
+    return folder / f"{env_name}_rl_results.json"
+
+
+def seed_file(env_name: str, family: str, seed: int, folder: Path = CHECKPOINT_DIR) -> Path:
+    return folder / f"{env_name}_rl_{family}_seed{seed}.json"
+
+
+def run_folder(runs: Path, env_name: str, family: str, seed: int) -> Path:
+    return runs / game_name(env_name) / f"{family}-seed{seed}"
+
+
+def load_family(root: Path, config: str, seed: int) -> Any:
+    """A family's training config for ``seed``, refused unless it is an ``rl``-track config."""
+    from parlour.training.config import ConfigError, load_config
+
+    cfg = load_config(root / config, [f"seed={seed}"])
+    if cfg.track != "rl":
+        raise ConfigError(
+            f"{config}: the rl track trains track: rl configs only (no teacher, no feature set, a game-outcome "
+            f"reward), but this one says track: {cfg.track or '(none)'}"
+        )
+    return cfg
+
+
+def _train_run(job: tuple[str, str, str, int, str]) -> dict[str, Any]:
+    """Train (or resume) one family × seed in its run folder; a finished run is kept as it is."""
+    from parlour.envs.fileio import read_json
+    from parlour.training.train import has_checkpoint, is_finished, is_run, train
+
+    env_name, config, root, seed, run_path = job
+    cfg = load_family(Path(root), config, seed)
+    run = Path(run_path)
+    if is_run(run) and is_finished(run, cfg):
+        metrics = read_json(run / "metrics.json", "metrics file")
+    else:
+        metrics = train(
+            cfg,
+            run,
+            resume=is_run(run) and has_checkpoint(run),
+            command=f"parlour baselines --track rl {env_name} ({config}, seed {seed})",
+            progress=False,
+            final_eval=False,
+        )
+    return {"run": run_path, "train_wall_seconds": metrics.get("train_wall_seconds")}
+
+
+def train_runs(env_name: str, rl: RLSpec, root: Path, runs: Path, jobs: int) -> None:
+    """Train every family × seed that has not finished its budget (``jobs`` at a time, one process each)."""
+    from parlour.training.train import is_finished, is_run
+
+    todo = []
+    for family, config in rl.algorithms.items():
+        for seed in rl.seeds:
+            run = run_folder(runs, env_name, family, seed)
+            if not (is_run(run) and is_finished(run, load_family(root, config, seed))):
+                todo.append((env_name, config, str(root), seed, str(run)))
+    if not todo:
+        print(f"{env_name}: every rl run has finished its budget; nothing to train")
+        return
+    print(f"{env_name}: training {len(todo)} rl run(s) ({min(jobs, len(todo))} at a time)")
+    if jobs <= 1 or len(todo) == 1:
+        for job in todo:
+            _train_run(job)
+    else:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=get_context("spawn")) as pool:
+            list(pool.map(_train_run, todo))
+
+
+def export_runs(env_name: str, rl: RLSpec, root: Path, runs: Path, folder: Path) -> dict[str, list[int]]:
+    """Export every finished run's policy; returns the finished seeds per family."""
+    from parlour.training.train import POLICY_STEM, is_finished, is_run
+
+    done: dict[str, list[int]] = {}
+    for family, config in rl.algorithms.items():
+        done[family] = []
+        for seed in rl.seeds:
+            run = run_folder(runs, env_name, family, seed)
+            if not (is_run(run) and is_finished(run, load_family(root, config, seed))):
+                continue
+            src = run / f"{POLICY_STEM}.json"
+            spec = read_spec(src)
+            spec["training"]["family"] = family
+            save_policy(seed_file(env_name, family, seed, folder), read_weights(src, spec), spec)
+            done[family].append(seed)
+    return done
+
+
+def ship(env_name: str, rl: RLSpec, folder: Path) -> Path | None:
+    """``<env>_rl.json``: the named family and seed's spec, naming that seed's weights file (once it is trained)."""
+    source = seed_file(env_name, rl.shipped_algorithm, rl.shipped_seed, folder)
+    if not source.is_file():
+        return None
+    data = read_spec(source)
+    data["training"]["shipped"] = {"family": rl.shipped_algorithm, "seed": rl.shipped_seed}
+    return atomic_write(folder / f"{env_name}_rl.json", json.dumps(data, indent=1, default=str) + "\n")
+
+
+def curves_report(
+    env_name: str, rl: RLSpec, root: Path, runs: Path, done: dict[str, list[int]], levels: dict[str, float]
+) -> dict[str, Any]:
+    """Per family and evaluation table: the learning curve over seeds, its AUC and the steps to the heuristic's
+    level at that table (``levels``: table -> the heuristic's win rate there)."""
+    from parlour.training.learning_curves import CURVE_METHOD, read_runs, summary
+
+    out: dict[str, Any] = {"method": CURVE_METHOD, "families": {}}
+    for family, seeds in done.items():
+        if not seeds:
+            continue
+        cfg = load_family(root, rl.algorithms[family], seeds[0])
+        folders = [run_folder(runs, env_name, family, k) for k in seeds]
+        out["families"][family] = {
+            "budget": cfg.train.total_timesteps,
+            "points_games": cfg.eval.periodic_games,
+            "tables": {
+                table: summary(read_runs(folders, table), cfg.train.total_timesteps, level)
+                for table, level in levels.items()
+            },
+        }
+    return out
+
+
+def plot_curves(report: dict[str, Any], out: Path) -> Path | None:
+    """One panel per table: each family's IQM curve with its seed band; the heuristic's and expert's levels."""
+    from parlour.training.learning_curves import plot
+
+    curves = report["curves"]["families"]
+    if not curves:
+        return None
+    tables = list(next(iter(curves.values()))["tables"])
+    panels = {t: {family: c["tables"][t] for family, c in curves.items()} for t in tables}
+    names = report["levels"]["names"]
+    levels = {names[k]: report["levels"][k] for k in ("heuristic", "expert")}
+    return plot(
+        panels,
+        levels,
+        out,
+        title=f"{report['env']}: rl track, win rate at each table over the budget",
+        budget=max(c["budget"] for c in curves.values()),
+    )
+
+
+def evaluate(
+    env_name: str,
+    spec: BaselineSpec,
+    root: Path,
+    runs: Path,
+    done: dict[str, list[int]],
+    *,
+    progress: bool,
+    folder: Path,
+    workers: int = 1,
+) -> dict[str, Any]:
+    """Every trained seed of every family and the scripted bots on the scenario; seeds aggregated per family;
+    the cross-play table; the learning curves."""
+    rl = spec.rl
+    assert rl is not None
+    sc = scenario(env_name, spec.scenarios)
+    table = table_for(env_name, sc.num_players, sc.options)
+    trained = {
+        family: [PolicyFile(seed_file(env_name, family, k, folder), table, label=f"{family}@seed{k}") for k in seeds]
+        for family, seeds in done.items()
+        if seeds
+    }
+    if not trained:
+        raise FileNotFoundError(f"{env_name}: no rl run has finished its budget under {runs}: train them first")
+    own = f"{game_name(env_name)}_rl"
+    bots = [make(b, env_name) for b in available(env_name) if b not in spec.skip_bots and b != own]
+    everyone = [p for ps in trained.values() for p in ps]
+    start = time.perf_counter()
+    report = benchmark_report([*everyone, *bots], sc, spec.scenarios, progress=progress, workers=workers)
+    report["evaluation_seconds"] = time.perf_counter() - start
+    cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in report["matchups"]}
+    families = {}
+    for family, policies in trained.items():
+        scores = np.array([[cells[(p.name, o)] for o in sc.opponents] for p in policies])
+        cfg = load_family(root, rl.algorithms[family], done[family][0])
+        metrics = [_metrics(run_folder(runs, env_name, family, k)) for k in done[family]]
+        families[family] = {
+            "config": rl.algorithms[family],
+            "seeds": done[family],
+            "labels": [p.name for p in policies],
+            "budget": cfg.train.total_timesteps,
+            "opponents": list(cfg.opponents),
+            "per_table": {o: seed_aggregate(scores[:, [i]]) for i, o in enumerate(sc.opponents)},
+            "all_tables": seed_aggregate(scores),
+            "train_wall_seconds": [m.get("train_wall_seconds") for m in metrics],
+        }
+    report["families"] = families
+    report["method"] = SEED_METHOD
+    report["spec_seeds"] = list(rl.seeds)
+    report["shipped"] = {"name": own, "family": rl.shipped_algorithm, "seed": rl.shipped_seed}
+    refs = _reference_bots([b.name for b in bots])
+    report["levels"] = {}
+    if refs is not None:
+        h, e = refs
+        report["levels"] = {
+            "heuristic": {o: cells[(h, o)] for o in sc.opponents},
+            "expert": {o: cells[(e, o)] for o in sc.opponents},
+            "names": {"heuristic": h, "expert": e},
+        }
+        report["curves"] = curves_report(env_name, rl, root, runs, done, report["levels"]["heuristic"])
+    else:
+        report["curves"] = {"families": {}}
+    start = time.perf_counter()
+    cross = benchmark_cross_play(env_name, everyone, sc, rl.cross_play_deals, progress=progress)
+    report["cross_play"] = cross
+    report["cross_play_seconds"] = time.perf_counter() - start
+    report["notes"] = list(rl.notes)
+    return report
+
+
+def benchmark_cross_play(
+    env_name: str, policies: list[PolicyFile], sc: Any, deals: int, *, progress: bool
+) -> dict[str, Any]:
+    """Every seed seated once at a table of every other seed (and of itself), on ``deals`` deals of the
+    scenario's deal set: ``rates[row][column]`` is the row's win rate."""
+    from parlour.training.evaluate import run_evaluation
+
+    r = run_evaluation(
+        env_name,
+        policies,
+        None,
+        num_players=sc.num_players,
+        games=deals,
+        seed_set=sc.deal_set,
+        env_kwargs=sc.options,
+        progress=progress,
+    )
+    return {"deals": deals, "rates": r["cross_play"], "matchups": r["matchups"]}
+
+
+def _metrics(run: Path) -> dict[str, Any]:
+    from parlour.envs.fileio import read_json
+
+    data = read_json(run / "metrics.json", "metrics file")
+    return data if isinstance(data, dict) else {}
+
+
+def regenerate(
+    games: list[str] | None,
+    *,
+    train_models: bool,
+    progress: bool,
+    jobs: int = 2,
+    root: Path | None = None,
+    runs: Path | None = None,
+    folder: Path = CHECKPOINT_DIR,
+    figures: Path = FIGURES,
+    workers: int = 1,
+) -> Path:
+    """Train (unless ``train_models`` is false), evaluate and publish the rl track of ``games`` (default: every spec
+    with an ``rl:`` block); then rewrite ``BASELINES.md``."""
+    from parlour.training.baselines_table import render
+
+    root = root or Path.cwd()
+    runs = runs or root / RUNS
+    table = {env: sp for env, sp in specs(root).items() if sp[1].rl is not None}
+    unknown = sorted(set(games or []) - set(table))
+    if unknown:
+        raise ValueError(
+            f"no rl-track spec (an rl: block in configs/<game>/baselines.yaml) for {unknown}; "
+            f"available: {sorted(table)}"
+        )
+    for env_name in games or list(table):
+        spec_path, spec = table[env_name]
+        rl = spec.rl
+        assert rl is not None
+        if train_models:
+            train_runs(env_name, rl, root, runs, jobs)
+        done = export_runs(env_name, rl, root, runs, folder)
+        ship(env_name, rl, folder)
+        report = evaluate(env_name, spec, root, runs, done, progress=progress, folder=folder, workers=workers)
+        report["spec"] = str(spec_path.relative_to(root))
+        figure = plot_curves(report, figures / f"{env_name}_rl_learning_curves.png")
+        report["figure"] = os.path.relpath(figure, root) if figure is not None else None
+        atomic_write(results_path(env_name, folder), json.dumps(report, indent=1) + "\n")
+    out = root / "BASELINES.md"
+    atomic_write(out, render(folder))
+    print(out.read_text())
+    return out
+
+
+def _ci(ci: list[float]) -> str:
+    return f"{ci[0]:.3f}–{ci[1]:.3f}"
+
+
+def _standing(value: dict[str, Any], level: float, name: str) -> str:
+    """How a seed aggregate stands against a bot's win rate, judged by the aggregate's interval."""
+    lo, hi = value["ci"]
+    if hi < level:
+        return f"below {name}"
+    if lo > level:
+        return f"above {name}"
+    return f"level with {name} (its interval holds {level:.3f})"
+
+
+def render(r: dict[str, Any]) -> list[str]:
+    """The rl-track section of a game in BASELINES.md."""
+    from parlour.training.scenarios import cell, header
+
+    families = r["families"]
+    opponents = list(next(iter(families.values()))["per_table"])
+    cells = {(m["policy"], m["opponent"]): m for m in r["matchups"]}
+    trained_labels = {label for f in families.values() for label in f["labels"]}
+    budget = max(f["budget"] for f in families.values())
+    lines = [
+        "### rl track: learned from the environment alone",
+        "",
+        "Each family learns from the environment only -- its observation, its action mask and the game's outcome as the "
+        "reward: no imitation, no feature set derived from a bot or from the rules, no reward computed from hidden "
+        f"state. Budget: {budget:,} learner steps a seed. "
+        + " ".join(
+            f"`{name}` (`{f['config']}`) trains against {', '.join(f['opponents'])}; seeds {f['seeds']}"
+            + (
+                f" of the spec's {r['spec_seeds']} (the others are not trained yet)"
+                if f["seeds"] != r["spec_seeds"]
+                else ""
+            )
+            + "."
+            for name, f in families.items()
+        )
+        + f" The tables of opponents a family never met in training are held out (here: "
+        f"{', '.join(o for o in opponents if not any(o in f['opponents'] for f in families.values())) or 'none'}). "
+        f"`{r['shipped']['name']}` ships seed {r['shipped']['seed']} of `{r['shipped']['family']}` (chosen before "
+        "training). Regenerate: `parlour baselines --track rl " + r["env"] + "`.",
+        "",
+        *header(r),
+    ]
+    for name, f in families.items():
+        n = len(f["seeds"])
+        for stat, label in (("iqm", f"**{name}**, IQM over {n} seeds"), ("mean", f"{name}, mean over {n} seeds")):
+            if n > 1:
+                values = [f["per_table"][o][stat] for o in opponents]
+                lines.append(f"| {label} | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in values) + " |")
+    for name, f in families.items():
+        for k, label in zip(f["seeds"], f["labels"], strict=True):
+            tag = (
+                f" (ships as {r['shipped']['name']})"
+                if (name, k) == (r["shipped"]["family"], r["shipped"]["seed"])
+                else ""
+            )
+            lines.append(f"| {name} seed {k}{tag} | " + " | ".join(cell(cells[(label, o)]) for o in opponents) + " |")
+    for p in r["policies"]:
+        if p not in trained_labels:
+            lines.append(f"| {p} | " + " | ".join(cell(cells[(p, o)]) for o in opponents) + " |")
+    lines += ["", f"Seeds: {r['method']}; cells: {r['interval_method']}.", ""]
+    levels = r.get("levels") or {}
+    if levels:
+        h, e = levels["names"]["heuristic"], levels["names"]["expert"]
+        lines += [
+            "**Where RL stands** (each family's IQM over seeds against the bots' own win rates at the same table):",
+            "",
+        ]
+        for name, f in families.items():
+            parts = []
+            for o in opponents:
+                agg = f["per_table"][o]["iqm"]
+                parts.append(
+                    f"at the {o} table {agg['value']:.3f} ({_ci(agg['ci'])}), "
+                    f"{_standing(agg, levels['heuristic'][o], h)}, {_standing(agg, levels['expert'][o], e)}"
+                )
+            lines.append(f"- `{name}`: " + "; ".join(parts) + ".")
+        lines.append("")
+    curves = r.get("curves", {}).get("families", {})
+    if curves:
+        h = levels["names"]["heuristic"]
+        lines += [
+            f"**Sample efficiency** ({r['curves']['method']}; each point on the first games of the deal set, the same "
+            f"for every seed). Steps to level: the first point at which the IQM reaches {h}'s own win rate at that table.",
+            "",
+            "| family | table | AUC | steps to the heuristic's level | IQM at the last point |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for name, c in curves.items():
+            for table, t in c["tables"].items():
+                reached = "not within budget" if t["steps_to_level"] is None else f"{t['steps_to_level']:,}"
+                lines.append(f"| {name} | {table} | {t['auc']:.3f} | {reached} | {t['iqm'][-1]:.3f} |")
+        lines.append("")
+    if r.get("figure"):
+        lines += [f"![{r['env']} rl-track learning curves]({r['figure']})", ""]
+    lines += _render_cross_play(r)
+    hours = "; ".join(
+        f"`{name}` {sum(s or 0 for s in f['train_wall_seconds']) / 3600:.1f} h over {len(f['seeds'])} seeds"
+        + (" (some runs did not record their time)" if any(s is None for s in f["train_wall_seconds"]) else "")
+        for name, f in families.items()
+    )
+    lines += [
+        f"Wall-clock time on our 2-core machine (one run per core): training {hours}; this evaluation "
+        f"{r['evaluation_seconds'] / 60:.0f} min, the cross-play table {r['cross_play_seconds'] / 60:.0f} min. "
+        "A 10M-step budget a seed (ten times this one) fits a Ray cluster: `trainer: rllib` with "
+        "`train.total_timesteps=10000000` and `rllib.ray_address` set runs the same config there.",
+        "",
+    ]
+    if r.get("notes"):
+        lines += [*r["notes"], ""]
+    return lines
+
+
+def _render_cross_play(r: dict[str, Any]) -> list[str]:
+    cross = r.get("cross_play")
+    if not cross:
+        return []
+    rates = cross["rates"]
+    names = list(rates)
+    family_of = {label: name for name, f in r["families"].items() for label in f["labels"]}
+    within: list[float] = []
+    across: list[float] = []
+    for a in names:
+        for b in names:
+            if a != b:
+                (within if family_of[a] == family_of[b] else across).append(rates[a][b])
+    n = r["num_players"]
+    lines = [
+        f"**Cross-play** ({cross['deals']} deals × {n} seats a cell): the row's policy in one seat, every other seat "
+        f"the column's; chance is {1 / n:.3f}. A policy that wins far above chance at a table of another seed's "
+        "copies exploits that seed's conventions; one near chance everywhere plays alike.",
+        "",
+        "| row \\ table of | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for a in names:
+        lines.append(f"| {a} | " + " | ".join(f"{rates[a][b]:.2f}" for b in names) + " |")
+    summary = []
+    if within:
+        summary.append(f"mean over pairs of seeds of one family {np.mean(within):.3f}")
+    if across:
+        summary.append(f"of different families {np.mean(across):.3f}")
+    lines += ["", ("Off the diagonal: " + ", ".join(summary) + ".") if summary else "", ""]
+    return lines
