@@ -59,3 +59,25 @@ def choose_best(scores: np.ndarray, legal: np.ndarray, rng: np.random.Generator,
     s = np.where(legal.astype(bool), scores, -np.inf)
     best = np.flatnonzero(s >= s.max() - tol)
     return int(best[rng.integers(len(best))])
+
+
+class FeatureReadout(Policy):
+    """A zero-parameter policy that plays what a game's feature sets say (the distilled track's readout row: how
+    far the expert's inference alone goes, with nothing learned). :meth:`scores` gives one score per action from
+    the observation and mask -- ``-inf`` where the features say nothing -- and the legal action scored highest is
+    played (ties at random); where they score no legal action, a legal action is drawn uniformly."""
+
+    #: The feature sets it reads (``parlour.baselines.features``), for the docs and tables.
+    features: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def scores(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """One score per action; ``-inf`` where the features say nothing."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        s = np.asarray(self.scores(observation, action_mask), float)
+        scored = action_mask.astype(bool) & np.isfinite(s)
+        if scored.any():
+            return choose_best(s, scored, rng)
+        legal = np.flatnonzero(action_mask)
+        return int(legal[rng.integers(len(legal))])

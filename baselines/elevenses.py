@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
 from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.elevenses import rules as R
@@ -495,6 +495,19 @@ def options_features(observation: np.ndarray, action_mask: np.ndarray) -> np.nda
 OPTIONS_SIZE = 2 * R.NUM_ACTIONS
 
 
+class ElevensesReadout(FeatureReadout):
+    """Zero parameters: reads ``elevenses_options`` and nothing else -- plays an action the expert's scores put
+    first (its score relative to the best, plus one for each action the expert would choose)."""
+
+    name = "elevenses_readout"
+    games = GAMES
+    features = ("elevenses_options",)
+
+    def scores(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        f = options_features(observation, action_mask).reshape(2, R.NUM_ACTIONS)
+        return np.asarray(f[0] + f[1], float)
+
+
 #: In the search bot's playouts: this share of decisions is uniformly random, the rest follow the rules of thumb.
 PLAYOUT_RANDOM = 0.3
 
@@ -537,7 +550,7 @@ def rollout_action(state: R.ElevensesState, u: float) -> int:
 # ----------------------------------------------------------------------------------------------- the game's declaration
 # What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
 #: The scripted bots.
-BOTS: tuple[type[Policy], ...] = (ElevensesHeuristic, ElevensesExpert)
+BOTS: tuple[type[Policy], ...] = (ElevensesHeuristic, ElevensesExpert, ElevensesReadout)
 #: The playout policy of the search bot in this game (``None``: random playouts).
 ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
 #: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).

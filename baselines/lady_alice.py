@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
 from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.lady_alice import rules as R
@@ -278,6 +278,33 @@ def inquiry_features(observation: np.ndarray) -> np.ndarray:
 INQUIRY_SEED = 0
 
 
+class LadyAliceReadout(FeatureReadout):
+    """Zero parameters: reads ``lady_alice_belief`` and ``lady_alice_inquiry`` and nothing else -- suspects the clue
+    whose verdict tells most, accuses only when every consistent solution agrees (naming the likeliest clue of each
+    category and the likeliest hidden category), and otherwise passes: the features score no counter, so it never
+    places one."""
+
+    name = "lady_alice_readout"
+    games = GAMES
+    features = ("lady_alice_belief", "lady_alice_inquiry")
+
+    def scores(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        s = np.full(R.NUM_ACTIONS, -np.inf)
+        phase = decode(observation).phase
+        if phase == R.SUSPECT:
+            s[:C] = inquiry_features(observation)
+            return s
+        belief = belief_features(observation)
+        if phase == R.DEDUCE:
+            s[R.PASS] = 0.0
+            if belief[C + K] >= 0.5:  # every consistent solution agrees: a winning accusation
+                s[R.ACCUSE] = 1.0
+        elif phase == R.ACCUSING:
+            s[:C] = belief[:C]
+            s[R.MISSING_BASE : R.MISSING_BASE + K] = belief[C : C + K]
+        return s
+
+
 #: In the search bot's playouts: pass this often on a Deductions turn (else put a random counter down).
 PLAYOUT_PASS = 0.8
 
@@ -304,7 +331,7 @@ def finish(state: R.LadyAliceState) -> list[float] | None:
 # ----------------------------------------------------------------------------------------------- the game's declaration
 # What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
 #: The scripted bots.
-BOTS: tuple[type[Policy], ...] = (LadyAliceHeuristic, LadyAliceExpert)
+BOTS: tuple[type[Policy], ...] = (LadyAliceHeuristic, LadyAliceExpert, LadyAliceReadout)
 #: The playout policy of the search bot in this game (``None``: random playouts).
 ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
 #: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
 from parlour.baselines.search import Horizon, RolloutPolicy
 from parlour.envs.six_suspects import rules as R
@@ -162,6 +162,32 @@ BELIEF_SIZE = R.NUM_SUSPECTS + R.NUM_POSITIONS + 2
 _BELIEF_EXPERT = SixSuspectsExpert()  # its cache holds only enumerated (exact) arrangement sets
 
 
+#: The readout announces once its likeliest culprit is this likely, or once no peek is expected to add anything.
+READOUT_ANNOUNCE_AT = 0.8
+
+
+class SixSuspectsReadout(FeatureReadout):
+    """Zero parameters: reads ``six_suspects_belief`` and nothing else -- votes for the likeliest culprit, peeks
+    where the expected gain is highest, announces once the best vote is :data:`READOUT_ANNOUNCE_AT` likely or no
+    peek adds anything."""
+
+    name = "six_suspects_readout"
+    games = GAMES
+    features = ("six_suspects_belief",)
+
+    def scores(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        f = belief_features(observation)
+        p_culprit, values = f[: R.NUM_SUSPECTS], f[R.NUM_SUSPECTS : R.NUM_SUSPECTS + R.NUM_POSITIONS]
+        best_now, gain = float(f[-2]), float(f[-1])
+        s = np.full(R.NUM_ACTIONS, -np.inf)
+        s[R.VOTE_BASE :] = p_culprit
+        if action_mask[R.ANNOUNCE] and (best_now >= READOUT_ANNOUNCE_AT or gain <= 1e-9):
+            s[R.ANNOUNCE] = 1.0
+        else:
+            s[: R.NUM_POSITIONS] = values
+        return s
+
+
 class SixSuspectsOracle(Policy):
     """Sees the true layout (an oracle: for measuring what hidden information is worth, not a fair opponent)."""
 
@@ -186,7 +212,7 @@ class SixSuspectsOracle(Policy):
 # ----------------------------------------------------------------------------------------------- the game's declaration
 # What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
 #: The scripted bots.
-BOTS: tuple[type[Policy], ...] = (SixSuspectsHeuristic, SixSuspectsExpert, SixSuspectsOracle)
+BOTS: tuple[type[Policy], ...] = (SixSuspectsHeuristic, SixSuspectsExpert, SixSuspectsOracle, SixSuspectsReadout)
 #: The playout policy of the search bot in this game (``None``: random playouts).
 ROLLOUT_POLICY: RolloutPolicy | None = None
 #: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).

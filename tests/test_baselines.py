@@ -21,7 +21,7 @@ from parlour.envs import ENVIRONMENTS
 from parlour.envs import make as make_env
 from parlour.envs.six_suspects import rules as R
 
-SIX_BOTS = ["random", "six_suspects_heuristic", "six_suspects_expert", "six_suspects_oracle"]
+SIX_BOTS = ["random", "six_suspects_heuristic", "six_suspects_expert", "six_suspects_oracle", "six_suspects_readout"]
 
 
 def test_registry() -> None:
