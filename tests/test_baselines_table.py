@@ -274,3 +274,31 @@ def test_a_plain_function_in_a_file_anywhere_benchmarks_as_a_labelled_partial_ru
     assert row == "| my_agent.py:act − random | " + " | ".join(["+0.000 (+0.000–+0.000)"] * 3) + " |"
     assert main(["benchmark", "six_suspects_v0", "random", "--deals", "201"]) == 2
     assert "--deals 201 is out of range: the scenario has 200 deals (1..200)" in capsys.readouterr().err
+
+
+def test_the_clone_row_is_the_shipped_seeds_network_before_ppo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With a teacher, the spec's shipped seed is also cloned alone: the same network its PPO started from, a row of
+    its own in the table."""
+    from parlour.baselines.policy_file import read_weights
+
+    _tiny_game(tmp_path, monkeypatch, "six_suspects", "six_suspects_v0", "seeds: [1]\nshipped_seed: 1\n"
+               "skip_bots: [search, six_suspects_expert, six_suspects_oracle, six_suspects_readout]\n")  # fmt: skip
+    config = tmp_path / "configs" / "six_suspects" / "tiny.yaml"
+    cfg = load_config(config, ["pretrain.teacher=six_suspects_heuristic", "pretrain.games=3", "pretrain.epochs=1"])
+    config.write_text(to_yaml(cfg))
+    folder = tmp_path / "checkpoints"
+    regenerate(None, train_models=True, progress=False, jobs=1, root=tmp_path, folder=folder, figures=tmp_path / "f")
+    assert "behaviour cloning alone for seed 1 (the clone row)" in capsys.readouterr().out
+    clone = folder / "six_suspects_v0_distilled_clone.json"
+    started_from = tmp_path / "runs" / "baselines" / "six_suspects_v0" / "seed1" / "clone.json"
+    mine, theirs = read_weights(clone, read_spec(clone)), read_weights(started_from, read_spec(started_from))
+    assert mine.keys() == theirs.keys() and all((mine[k] == theirs[k]).all() for k in mine)
+    assert read_spec(clone)["training"]["timesteps"] == 0 and read_spec(clone)["training"]["pretrain"]["games"] == 3
+    text = (tmp_path / "BASELINES.md").read_text()
+    assert "| six_suspects_distilled clone (seed 1, before PPO) |" in text
+    assert "**Teacher** `six_suspects_heuristic`" in text and "its inputs are the observation alone" in text
+    # a clone already current is kept
+    regenerate(None, train_models=True, progress=False, jobs=1, root=tmp_path, folder=folder, figures=tmp_path / "f")
+    assert "behaviour cloning alone" not in capsys.readouterr().out

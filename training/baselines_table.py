@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
-from parlour.baselines.policy_file import PolicyFile, read_spec, table_for
+from parlour.baselines.policy_file import PolicyFile, read_spec, read_weights, save_policy, table_for
 from parlour.envs.fileio import atomic_write
 from parlour.training.scenarios import benchmark_report, cell, header, scenario
 from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, probability_of_improvement, seed_aggregate
@@ -182,7 +182,6 @@ def is_current(path: Path, cfg: Any) -> bool:
 
 def _train_seed(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
     """Train one seed in its run folder (resuming one left by an interrupted run) and export its policy file."""
-    from parlour.baselines.policy_file import read_weights, save_policy
     from parlour.training.config import load_config
     from parlour.training.train import POLICY_STEM, has_checkpoint, train
 
@@ -233,6 +232,44 @@ def train_seeds(env_name: str, spec: BaselineSpec, root: Path, jobs: int, folder
     return todo
 
 
+def clone_path(env_name: str, folder: Path = CHECKPOINTS) -> Path:
+    """The shipped seed's clone: its network after behaviour cloning, before any PPO step (the clone row)."""
+    return folder / f"{env_name}_distilled_clone.json"
+
+
+def _clone_seed(job: tuple[str, str, int, str, str]) -> None:
+    """Behaviour cloning alone for one seed (the same teacher games and epochs as its full run, so the same
+    network PPO started from), exported as the game's clone."""
+    from parlour.training.config import load_config
+    from parlour.training.train import CLONE_STEM, train
+
+    env_name, config_path, seed, root, folder = job
+    cfg = load_config(config_path, [f"seed={seed}"])
+    run = Path(root) / "runs" / "baselines" / env_name / f"clone-seed{seed}"
+    resume = run.is_dir() and (run / "config.yaml").is_file()
+    if run.exists() and not resume:
+        import shutil
+
+        shutil.rmtree(run)
+    train(cfg, run, resume=resume, command=f"parlour baselines {env_name} (clone of seed {seed})", progress=False,
+          final_eval=False, clone_only=True)  # fmt: skip
+    src = run / f"{CLONE_STEM}.json"
+    spec = read_spec(src)
+    save_policy(clone_path(env_name, Path(folder)), read_weights(src, spec), spec)
+
+
+def train_clone(env_name: str, spec: BaselineSpec, root: Path, folder: Path = CHECKPOINTS) -> bool:
+    """Clone the shipped seed's teacher unless its clone is current (a config without a teacher has none)."""
+    from parlour.training.config import load_config
+
+    cfg = load_config(root / spec.config, [f"seed={spec.shipped_seed}"])
+    if not cfg.pretrain.teacher or is_current(clone_path(env_name, folder), cfg):
+        return False
+    print(f"{env_name}: behaviour cloning alone for seed {spec.shipped_seed} (the clone row)")
+    _clone_seed((env_name, str(root / spec.config), spec.shipped_seed, str(root), str(folder)))
+    return True
+
+
 def ship(env_name: str, spec: BaselineSpec, folder: Path = CHECKPOINTS) -> Path:
     """``<env>_distilled.json``: the shipped seed's spec, naming that seed's weights file."""
     source = seed_path(env_name, spec.shipped_seed, folder)
@@ -261,6 +298,9 @@ def evaluate_game(
         raise FileNotFoundError(f"{env_name}: no trained seed in {folder}: run without --skip-training")
     trained = [PolicyFile(seed_path(env_name, k, folder), table, label=f"{name}@seed{k}") for k in seeds]
     bots = [make(b, env_name) for b in available(env_name) if b not in spec.skip_bots and b not in (name,)]
+    if clone_path(env_name, folder).is_file():  # the clone alone, right after behaviour cloning: a row, not a seed
+        clone_label = f"{name} clone (seed {spec.shipped_seed}, before PPO)"
+        bots.insert(0, PolicyFile(clone_path(env_name, folder), table, label=clone_label))
     start = time.perf_counter()
     report = benchmark_report(
         [*trained, *bots], sc, spec.scenarios, progress=progress, workers=workers, ray_address=ray_address
@@ -372,6 +412,7 @@ def regenerate(
         spec_path, spec = table[env_name]
         if train_models:
             train_seeds(env_name, spec, root, jobs, folder)
+            train_clone(env_name, spec, root, folder)
         report = evaluate_game(
             env_name, spec, progress=progress, folder=folder, workers=workers, ray_address=ray_address
         )
@@ -491,7 +532,13 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
     name = r["shipped"]["name"]
     cfg = r["seeds"][0]
     recipe = distilled_recipe(r["env"], [s["seed"] for s in r["seeds"]], folder)
-    lines = ["### distilled track: the expert distilled (inputs include the expert's inference)", ""]
+    reads = recipe is not None and bool(recipe["features"])
+    lines = [
+        "### distilled track: "
+        + (f"`{recipe['teacher']}` distilled" if recipe is not None else "the expert distilled")
+        + (" (inputs include the expert's inference)" if reads else ""),
+        "",
+    ]
     if recipe is not None:
         games = int(recipe["games"][0] or 0)
         decisions = sum(int(d or 0) for d in recipe["decisions"]) / len(recipe["decisions"])
@@ -499,8 +546,13 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
         features = ", ".join(f"`{f}`" for f in recipe["features"]) or "none"
         lines += [
             f"**Teacher** `{recipe['teacher']}`; **teacher decisions** {decisions:,.0f} a seed (behaviour cloning on "
-            f"{games:,} of its games); **feature sets** {features} -- inputs include the expert's inference. "
-            f"**Budget** a seed: {decisions:,.0f} teacher decisions, then {steps:,.0f} PPO steps"
+            f"{games:,} of its games); **feature sets** {features}"
+            + (
+                " -- inputs include the expert's inference. "
+                if reads
+                else " -- its inputs are the observation alone; what it takes from the teacher is imitation. "
+            )
+            + f"**Budget** a seed: {decisions:,.0f} teacher decisions, then {steps:,.0f} PPO steps"
             + (
                 f", each of which calls the expert's inference for its features ({steps:,.0f} calls)"
                 if recipe["features"]

@@ -53,6 +53,8 @@ from parlour.training.single_agent import SingleAgentEnv
 CHECKPOINT_NAME = "latest"
 #: The trained policy as a safe policy file in the run folder: ``policy.json`` + ``policy.safetensors``.
 POLICY_STEM = "policy"
+#: The clone's policy file (behaviour cloning alone, before PPO) in a run that imitates a teacher.
+CLONE_STEM = "clone"
 
 
 class RunError(RuntimeError):
@@ -467,6 +469,8 @@ RUN_ENTRIES = frozenset(
         "model.zip",
         f"{POLICY_STEM}.json",
         f"{POLICY_STEM}.safetensors",
+        f"{CLONE_STEM}.json",
+        f"{CLONE_STEM}.safetensors",
         "final_eval.json",
         "final_eval.md",
         "learning_curve.png",
@@ -619,8 +623,12 @@ def train(
     final_eval: bool = True,
     overwrite: bool = False,
     trust_pickle: bool = False,
+    clone_only: bool = False,
 ) -> dict:
     """Train, evaluate and write the run folder; returns the metrics.
+
+    A config with a teacher writes the clone (the network after behaviour cloning, before any PPO step) as the
+    policy file ``clone.json``; ``clone_only`` stops there (no PPO, no checkpoint, ``finished`` false).
 
     ``resume`` continues the run in ``run`` from its latest checkpoint (or from the start, or from behaviour
     cloning, wherever it stopped), with the config it was started with (``cfg`` may differ from it only in
@@ -647,7 +655,7 @@ def train(
                 )
         cfg = prepare_run(cfg, run, resume, command, overwrite)
         prepared = not resume
-        return _train(cfg, run, resume, progress, final_eval, trust_pickle)
+        return _train(cfg, run, resume, progress, final_eval, trust_pickle, clone_only)
     except (TrainingStopped, KeyboardInterrupt):
         raise  # the folder stays: --resume continues it
     except BaseException:
@@ -756,7 +764,13 @@ def _old_zip(run: Path) -> Path | None:
 
 
 def _train(
-    cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval: bool, trust_pickle: bool = False
+    cfg: TrainConfig,
+    run: Path,
+    resume: bool,
+    progress: bool,
+    final_eval: bool,
+    trust_pickle: bool = False,
+    clone_only: bool = False,
 ) -> dict:
     if cfg.trainer == "rllib":
         from parlour.training.rllib_train import train_rllib
@@ -799,7 +813,12 @@ def _train(
         done_steps = 0
         if cfg.pretrain.teacher:
             with _Stop() as stop:
-                _pretrain(cfg, model, run, meta, stop)
+                cloned = _pretrain(cfg, model, run, meta, stop)
+            # the clone alone, before any PPO step: what imitation reached (the distilled track's clone row)
+            export_policy(model, run / CLONE_STEM, meta, training_record(meta, 0, pretrain=cloned))
+            if clone_only:
+                venv.close()
+                return {"finished": False, "timesteps": 0, "clone": cloned}
             # PPO starts from the cloned weights, also on a resume after a stop from here on
             save_resume_checkpoint(model, latest, meta)
             for done in (PRETRAIN_DATA, PRETRAIN_CLONE):  # kept in the checkpoint just written
