@@ -662,3 +662,17 @@ def test_overrides_may_come_after_options(tmp_path: Path, capsys: pytest.Capture
     with pytest.raises(SystemExit):
         main(["train", str(CONFIG), "--out", str(run), "--bogus"])
     assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+def test_evaluations_fall_on_the_multiples_of_eval_every_across_a_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run stopped between two evaluation points and resumed evaluates at the same steps as one that never
+    stopped, so the seeds of a learning curve share their points."""
+    run = tmp_path / "run"
+    periodic = ["train.total_timesteps=512", "train.eval_every=128", "eval.periodic_games=1"]
+    assert train(run, *periodic, f"opponents=[{stopper_at(tmp_path, monkeypatch, 450)}]") == 130
+    stopped = checkpoint_step(run)
+    assert stopped is not None and 128 < stopped < 512 and stopped % 128 != 0  # between two points
+    assert main(resume_args(capsys.readouterr().err)) == 0
+    assert [r["timesteps"] for r in evaluations(run)] == [128, 256, 384, 512]

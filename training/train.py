@@ -265,7 +265,7 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
         """Atomic checkpoints, periodic evaluations, self-play snapshots, stopping on a signal, the progress bar."""
 
         def _on_training_start(self) -> None:
-            self._last = {"ckpt": self.num_timesteps, "eval": self.num_timesteps, "snap": self.num_timesteps}
+            self._last = {"ckpt": self.num_timesteps, "snap": self.num_timesteps}
             self.bar = None
             self._ticking = threading.Event()
             if progress:
@@ -282,11 +282,17 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
                     dynamic_ncols=True,
                 )
                 threading.Thread(target=self._tick, daemon=True).start()
-            owed = max((r["timesteps"] for r in evaluations(run)), default=0)
-            if budget.eval_every > 0 and self.num_timesteps - owed >= budget.eval_every:
-                # a stop during the evaluation at the checkpoint's step abandoned it: the weights resumed are the
-                # ones it was to evaluate, so it is done now, at that step (every seed's curve has the same points)
+            # Evaluations fall on the multiples of eval_every whatever the resumes (every seed's curve has the same
+            # points). One owed at the resumed step -- a stop during the evaluation at the checkpoint's step
+            # abandoned it, and the weights resumed are the ones it was to evaluate -- is done now.
+            self._next_eval = self._eval_after(max((r["timesteps"] for r in evaluations(run)), default=0))
+            if budget.eval_every > 0 and self.num_timesteps >= self._next_eval:
+                self._next_eval = self._eval_after(self.num_timesteps)
                 self._evaluate_now()
+
+        def _eval_after(self, step: int) -> int:
+            every = budget.eval_every
+            return (step // every + 1) * every if every > 0 else 0
 
         def _tick(self) -> None:
             # redraw every second, so that elapsed time and ETA keep moving through an update or evaluation
@@ -325,8 +331,10 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
                 save_resume_checkpoint(self.model, run / "checkpoints" / CHECKPOINT_NAME, meta)
             if SELF_PLAY in cfg.opponents and self._due("snap", cfg.self_play.snapshot_every):
                 self._snapshot()
-            if self._due("eval", budget.eval_every) and not self._evaluate_now():
-                return False
+            if budget.eval_every > 0 and self.num_timesteps >= self._next_eval:
+                self._next_eval = self._eval_after(self.num_timesteps)
+                if not self._evaluate_now():
+                    return False
             return stop.signum is None
 
         def _evaluate_now(self) -> bool:
