@@ -53,6 +53,7 @@ def rl_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "skip_bots: [search, six_suspects_oracle]\n"
         "rl:\n  algorithms: {ppo: configs/six_suspects/ppo.yaml, selfplay: configs/six_suspects/selfplay.yaml}\n"
         "  seeds: [0, 1]\n  shipped_algorithm: ppo\n  shipped_seed: 1\n  cross_play_deals: 1\n"
+        "  sweep: {family: ppo, grid: {ppo.ent_coef: ['0.05']}, seeds: [100], steps: 256}\n"
         "exploit:\n  targets: [random]\n  steps: 128\n  seeds: [0]\n  games: 1\n"
     )
     sc = scenarios.Scenario(ENV, 4, ("random", "six_suspects_heuristic"), deals=2)
@@ -108,6 +109,17 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     ):
         assert words in text
 
+    # The sweep: the published config and each setting alone, on its own seeds, scored from its runs' curves.
+    rl_track.regenerate_sweep(None, train_models=True, jobs=2, root=rl_project, folder=folder)
+    sweep = json.loads((folder / f"{ENV}_sweep_results.json").read_text())
+    assert [row["setting"] for row in sweep["rows"]] == ["as published", "ppo.ent_coef=0.05"]
+    changed = load_config(runs / "six_suspects" / "sweep" / "ppo.ent_coef_0.05-seed100" / "config.yaml")
+    assert changed.ppo.ent_coef == 0.05 and changed.seed == 100 and changed.train.total_timesteps == 256
+    for row in sweep["rows"]:
+        assert len(row["tables"]["six_suspects_heuristic"]["steps"]) == 10  # ten points of its budget
+    text = (rl_project / "BASELINES.md").read_text()
+    assert "**Tuning sweep** (family `ppo`" in text and "| ppo.ent_coef=0.05 |" in text
+
     # Finished runs are kept: nothing trains again, and the evaluation gives the same table.
     rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
     assert "every rl run has finished its budget; nothing to train" in capsys.readouterr().out
@@ -128,6 +140,8 @@ def test_the_rl_track_refuses_a_family_that_is_not_rl(rl_project: Path) -> None:
         ("shipped_algorithm: ppo", "shipped_algorithm: dqn", "rl.shipped_algorithm='dqn' is not one of rl.algorithms="
          "['ppo', 'selfplay']"),
         ("shipped_seed: 1", "shipped_seed: 7", "rl.shipped_seed=7 is not one of rl.seeds=[0, 1]"),
+        ("seeds: [100]", "seeds: [1, 100]", "rl.sweep.seeds=[1, 100] share [1] with rl.seeds=[0, 1]: a sweep tunes on "
+         "seeds kept apart from the published ones"),
     ],
 )  # fmt: skip
 def test_an_rl_spec_that_ships_what_it_does_not_train_is_refused(

@@ -73,6 +73,21 @@ class BaselineSpec:
 
 
 @dataclass
+class SweepSpec:
+    """A small tuning sweep of one rl family: one setting changed at a time from its config, on seeds kept apart
+    from the published ones, at a reduced budget; scored by the area under the learning curve at the heuristic's
+    table."""
+
+    #: The family whose config is swept (a key of ``rl.algorithms``).
+    family: str = ""
+    #: Config key -> the values tried instead of the config's own (each a value as an override writes it).
+    grid: dict[str, list[str]] = field(default_factory=dict)
+    seeds: list[int] = field(default_factory=lambda: [100])
+    #: Learner steps of each sweep run (evaluated at ten points of it).
+    steps: int = 200_000
+
+
+@dataclass
 class RLSpec:
     """A game's rl track (``rl:`` in its ``baselines.yaml``; :mod:`parlour.training.rl_track`)."""
 
@@ -86,6 +101,8 @@ class RLSpec:
     #: Deals of the cross-play table (every seed at a table of every other seed; once per seat).
     cross_play_deals: int = 25
     notes: list[str] = field(default_factory=list)
+    #: The tuning sweep (``parlour baselines --track sweep``), on seeds kept apart from ``seeds``.
+    sweep: SweepSpec | None = None
 
 
 @dataclass
@@ -130,6 +147,16 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
                 )
             if rl.shipped_seed not in rl.seeds:
                 raise ConfigError(f"{path}: rl.shipped_seed={rl.shipped_seed} is not one of rl.seeds={rl.seeds}")
+            sweep = rl.sweep
+            if sweep is not None and sweep.family not in rl.algorithms:
+                raise ConfigError(
+                    f"{path}: rl.sweep.family={sweep.family!r} is not one of rl.algorithms={sorted(rl.algorithms)}"
+                )
+            if sweep is not None and set(sweep.seeds) & set(rl.seeds):
+                raise ConfigError(
+                    f"{path}: rl.sweep.seeds={sweep.seeds} share {sorted(set(sweep.seeds) & set(rl.seeds))} with "
+                    f"rl.seeds={rl.seeds}: a sweep tunes on seeds kept apart from the published ones"
+                )
         out[spec.env] = (path, spec)
     if not out:
         raise FileNotFoundError(
@@ -439,12 +466,13 @@ def _minutes(seconds: float | None) -> str:
 
 def _results(folder: Path) -> dict[str, dict[str, dict[str, Any]]]:
     """Every stored result in ``folder`` by env, then kind: ``distilled`` (``<env>_results.json``), ``rl``
-    (``<env>_rl_results.json``), ``exploit`` (``<env>_exploit_results.json``)."""
+    (``<env>_rl_results.json``), ``sweep`` (``<env>_sweep_results.json``), ``exploit``
+    (``<env>_exploit_results.json``)."""
     import re
 
     from parlour.envs import ENVIRONMENTS
 
-    pattern = re.compile(r"(.+_v\d+)_(?:(rl|exploit)_)?results\.json")
+    pattern = re.compile(r"(.+_v\d+)_(?:(rl|sweep|exploit)_)?results\.json")
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for path in folder.glob("*_results.json"):
         m = pattern.fullmatch(path.name)
@@ -496,6 +524,8 @@ def render(folder: Path) -> str:
         lines += [f"## {env}", ""]
         if "rl" in parts:
             lines += rl_track.render(parts["rl"])
+        if "sweep" in parts:
+            lines += rl_track.render_sweep(parts["sweep"])
         if "distilled" in parts:
             r = parts["distilled"]
             r["notes"] = notes.get(r["env"], r.get("notes", []))

@@ -398,6 +398,14 @@ def _cmd_baselines(args: argparse.Namespace) -> int:
                 runs=runs,
                 workers=args.workers,
             )
+        elif args.track == "sweep":
+            from parlour.training import rl_track
+
+            print(
+                rl_track.regenerate_sweep(
+                    args.envs or None, train_models=not args.skip_training, jobs=args.jobs, runs=runs
+                ).read_text()
+            )
         elif args.track == "exploit":
             from parlour.training import exploit
 
@@ -724,15 +732,16 @@ def build_parser() -> argparse.ArgumentParser:
     _envs(bl, "--game")
     bl.add_argument(
         "--track",
-        choices=("distilled", "rl", "exploit"),
+        choices=("distilled", "rl", "sweep", "exploit"),
         default="distilled",
         help="which part of BASELINES.md to regenerate: the distilled track (default), the rl track (trained from the "
-        "environment alone), or the approximate-exploitability table",
+        "environment alone), its tuning sweep (on seeds kept apart), or the approximate-exploitability table",
     )
     bl.add_argument(
         "--runs",
         default="",
-        help="folder of the rl track's or the exploitability table's run folders (default runs/rl, runs/exploit); "
+        help="folder of the rl track's, the sweep's or the exploitability table's run folders (default runs/rl, "
+        "runs/rl, runs/exploit); "
         "finished runs there are kept, stopped ones resumed",
     )
     bl.add_argument("--skip-training", action="store_true", help="evaluate the shipped checkpoints, do not train")

@@ -32,7 +32,7 @@ import numpy as np
 from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
 from parlour.baselines.policy_file import PolicyFile, read_spec, read_weights, save_policy, table_for
 from parlour.envs.fileio import atomic_write
-from parlour.training.baselines_table import FIGURES, BaselineSpec, RLSpec, _reference_bots, specs
+from parlour.training.baselines_table import FIGURES, BaselineSpec, RLSpec, SweepSpec, _reference_bots, specs
 from parlour.training.scenarios import benchmark_report, scenario
 from parlour.training.stats import SEED_METHOD, seed_aggregate
 
@@ -52,11 +52,11 @@ def run_folder(runs: Path, env_name: str, family: str, seed: int) -> Path:
     return runs / game_name(env_name) / f"{family}-seed{seed}"
 
 
-def load_family(root: Path, config: str, seed: int) -> Any:
-    """A family's training config for ``seed``, refused unless it is an ``rl``-track config."""
+def load_family(root: Path, config: str, seed: int, overrides: tuple[str, ...] = ()) -> Any:
+    """A family's training config for ``seed`` (with ``overrides``), refused unless it is an ``rl``-track config."""
     from parlour.training.config import ConfigError, load_config
 
-    cfg = load_config(root / config, [f"seed={seed}"])
+    cfg = load_config(root / config, [f"seed={seed}", *overrides])
     if cfg.track != "rl":
         raise ConfigError(
             f"{config}: the rl track trains track: rl configs only (no teacher, no feature set, a game-outcome "
@@ -65,13 +65,15 @@ def load_family(root: Path, config: str, seed: int) -> Any:
     return cfg
 
 
-def _train_run(job: tuple[str, str, str, int, str]) -> dict[str, Any]:
-    """Train (or resume) one family × seed in its run folder; a finished run is kept as it is."""
+def _train_run(job: tuple[Any, ...]) -> dict[str, Any]:
+    """Train (or resume) one family × seed in its run folder; a finished run is kept as it is. ``job``:
+    ``(env, config, root, seed, run folder[, overrides])``."""
     from parlour.envs.fileio import read_json
     from parlour.training.train import has_checkpoint, is_finished, is_run, train
 
-    env_name, config, root, seed, run_path = job
-    cfg = load_family(Path(root), config, seed)
+    env_name, config, root, seed, run_path = job[:5]
+    overrides = tuple(job[5]) if len(job) > 5 else ()
+    cfg = load_family(Path(root), config, seed, overrides)
     run = Path(run_path)
     if is_run(run) and is_finished(run, cfg):
         metrics = read_json(run / "metrics.json", "metrics file")
@@ -89,18 +91,27 @@ def _train_run(job: tuple[str, str, str, int, str]) -> dict[str, Any]:
 
 def train_runs(env_name: str, rl: RLSpec, root: Path, runs: Path, jobs: int) -> None:
     """Train every family × seed that has not finished its budget (``jobs`` at a time, one process each)."""
+    jobs_ = [
+        (env_name, config, str(root), seed, str(run_folder(runs, env_name, family, seed)), ())
+        for family, config in rl.algorithms.items()
+        for seed in rl.seeds
+    ]
+    _run_jobs(env_name, "rl", jobs_, root, jobs)
+
+
+def _run_jobs(env_name: str, what: str, work: list[tuple[Any, ...]], root: Path, jobs: int) -> None:
+    """Train the runs of ``work`` that have not finished their budget."""
     from parlour.training.train import is_finished, is_run
 
-    todo = []
-    for family, config in rl.algorithms.items():
-        for seed in rl.seeds:
-            run = run_folder(runs, env_name, family, seed)
-            if not (is_run(run) and is_finished(run, load_family(root, config, seed))):
-                todo.append((env_name, config, str(root), seed, str(run)))
+    todo = [
+        job
+        for job in work
+        if not (is_run(Path(job[4])) and is_finished(Path(job[4]), load_family(root, job[1], job[3], job[5])))
+    ]
     if not todo:
-        print(f"{env_name}: every rl run has finished its budget; nothing to train")
+        print(f"{env_name}: every {what} run has finished its budget; nothing to train")
         return
-    print(f"{env_name}: training {len(todo)} rl run(s) ({min(jobs, len(todo))} at a time)")
+    print(f"{env_name}: training {len(todo)} {what} run(s) ({min(jobs, len(todo))} at a time)")
     if jobs <= 1 or len(todo) == 1:
         for job in todo:
             _train_run(job)
@@ -470,3 +481,143 @@ def _render_cross_play(r: dict[str, Any]) -> list[str]:
         summary.append(f"of different families {np.mean(across):.3f}")
     lines += ["", ("Off the diagonal: " + ", ".join(summary) + ".") if summary else "", ""]
     return lines
+
+
+# ----------------------------------------------------------------------------------------------- the tuning sweep
+#: What a sweep run changes besides its setting: the sweep's budget, evaluated at ten points of it.
+def sweep_budget(steps: int) -> tuple[str, ...]:
+    return (
+        f"train.total_timesteps={steps}",
+        f"train.eval_every={max(1, steps // 10)}",
+        f"train.checkpoint_every={max(1, steps // 10)}",
+    )
+
+
+def sweep_settings(sweep: SweepSpec) -> list[tuple[str, tuple[str, ...]]]:
+    """``(label, overrides)``: the family's config as published, then each grid value alone."""
+    out: list[tuple[str, tuple[str, ...]]] = [("as published", ())]
+    for key, values in sweep.grid.items():
+        out += [(f"{key}={value}", (f"{key}={value}",)) for value in values]
+    return out
+
+
+def sweep_folder(runs: Path, env_name: str, label: str, seed: int) -> Path:
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in label)
+    return runs / game_name(env_name) / "sweep" / f"{safe}-seed{seed}"
+
+
+def bot_levels(env_name: str, folder: Path) -> dict[str, dict[str, float]]:
+    """The heuristic's and expert's win rates at each scenario table, from any stored evaluation of the game."""
+    from parlour.envs.fileio import read_json
+
+    for path in (results_path(env_name, folder), folder / f"{env_name}_results.json"):
+        if path.is_file():
+            r = read_json(path, "results file")
+            refs = _reference_bots(list(r["policies"]))
+            if refs is not None:
+                cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in r["matchups"]}
+                tables = list(dict.fromkeys(m["opponent"] for m in r["matchups"]))
+                return {
+                    kind: {o: cells[(bot, o)] for o in tables}
+                    for kind, bot in zip(("heuristic", "expert"), refs, strict=True)
+                }
+    raise FileNotFoundError(f"{env_name}: no stored evaluation of its heuristic and expert in {folder}")
+
+
+def run_sweep(
+    env_name: str, spec: BaselineSpec, root: Path, runs: Path, jobs: int, folder: Path, *, train_models: bool
+) -> dict[str, Any]:
+    """Train (unless ``train_models`` is false) and score every setting of the game's sweep."""
+    from parlour.training.learning_curves import read_runs, summary
+
+    assert spec.rl is not None and spec.rl.sweep is not None
+    rl, sweep = spec.rl, spec.rl.sweep
+    config = rl.algorithms[sweep.family]
+    settings = sweep_settings(sweep)
+    work = [
+        (env_name, config, str(root), k, str(sweep_folder(runs, env_name, label, k)), (*sweep_budget(sweep.steps), *o))
+        for label, o in settings
+        for k in sweep.seeds
+    ]
+    if train_models:
+        _run_jobs(env_name, "sweep", work, root, jobs)
+    levels = bot_levels(env_name, folder)
+    rows = []
+    for label, _ in settings:
+        folders = [sweep_folder(runs, env_name, label, k) for k in sweep.seeds]
+        if not all((f / "metrics.json").is_file() for f in folders):
+            continue
+        tables = {t: summary(read_runs(folders, t), sweep.steps, level) for t, level in levels["heuristic"].items()}
+        rows.append(
+            {
+                "setting": label,
+                "tables": tables,
+                "train_wall_seconds": sum(_metrics(f).get("train_wall_seconds") or 0.0 for f in folders),
+            }
+        )
+    return {
+        "env": env_name,
+        "family": sweep.family,
+        "config": config,
+        "seeds": list(sweep.seeds),
+        "published_seeds": list(rl.seeds),
+        "steps": sweep.steps,
+        "settings": [label for label, _ in settings],
+        "rows": rows,
+        "levels": levels,
+    }
+
+
+def regenerate_sweep(
+    games: list[str] | None,
+    *,
+    train_models: bool,
+    jobs: int = 2,
+    root: Path | None = None,
+    runs: Path | None = None,
+    folder: Path = CHECKPOINT_DIR,
+) -> Path:
+    """The tuning sweep of ``games`` (default: every spec with an ``rl.sweep``): trained, scored, stored in
+    ``<env>_sweep_results.json``; then ``BASELINES.md`` is rewritten."""
+    from parlour.training.baselines_table import render as render_all
+
+    root = root or Path.cwd()
+    runs = runs or root / RUNS
+    table = {env: sp for env, sp in specs(root).items() if sp[1].rl is not None and sp[1].rl.sweep is not None}
+    unknown = sorted(set(games or []) - set(table))
+    if unknown:
+        raise ValueError(
+            f"no sweep spec (rl.sweep in configs/<game>/baselines.yaml) for {unknown}; available: {sorted(table)}"
+        )
+    for env_name in games or list(table):
+        result = run_sweep(env_name, table[env_name][1], root, runs, jobs, folder, train_models=train_models)
+        atomic_write(folder / f"{env_name}_sweep_results.json", json.dumps(result, indent=1) + "\n")
+    out = root / "BASELINES.md"
+    atomic_write(out, render_all(folder))
+    return out
+
+
+def render_sweep(r: dict[str, Any]) -> list[str]:
+    tables = list(r["levels"]["heuristic"])
+    lines = [
+        f"**Tuning sweep** (family `{r['family']}`, `{r['config']}`): one setting changed at a time, on seeds "
+        f"{r['seeds']} kept apart from the published seeds {r['published_seeds']}, {r['steps']:,} learner steps each, "
+        "scored by the area under the learning curve (AUC) at each table. The published config was fixed before the "
+        "sweep ran: the table shows whether another setting would have done better, not how the config was chosen. "
+        f"Regenerate: `parlour baselines --track sweep {r['env']}`.",
+        "",
+        "| setting | "
+        + " | ".join(f"AUC at the {t} table" for t in tables)
+        + " | last point at the "
+        + " | last point at the ".join(tables)
+        + " | hours |",
+        "|---|" + "---:|" * (2 * len(tables) + 1),
+    ]
+    for row in r["rows"]:
+        aucs = " | ".join(f"{row['tables'][t]['auc']:.3f}" for t in tables)
+        last = " | ".join(f"{row['tables'][t]['iqm'][-1]:.3f}" for t in tables)
+        lines.append(f"| {row['setting']} | {aucs} | {last} | {row['train_wall_seconds'] / 3600:.1f} |")
+    missing = [s for s in r["settings"] if s not in {row["setting"] for row in r["rows"]}]
+    if missing:
+        lines += ["", f"Not trained yet: {', '.join(missing)}."]
+    return [*lines, ""]
