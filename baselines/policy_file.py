@@ -403,6 +403,30 @@ def parameter_count(network: dict[str, Any], input_size: int, num_actions: int) 
     return total
 
 
+#: ``track`` values: what a trained policy is made of; empty: not on a published track.
+TRACKS = ("rl", "distilled")
+#: The rewards an ``rl``-track policy may learn from: the game's own outcome (``win``; ``score``, the rulebook's
+#: points; ``vote``, 6 Suspects' right or wrong vote). Not: rewards computed from hidden-state enumeration (6 Suspects'
+#: ``expected``) or shaped along the game (Goes to Eleven's ``cards`` and ``margin``).
+RL_REWARDS = ("win", "score", "vote")
+
+
+def rl_track_problems(config: dict[str, Any], features: Sequence[str]) -> list[str]:
+    """What keeps a training config (as a dict) off the rl track: a teacher, feature sets, a reward not in
+    :data:`RL_REWARDS`. Empty when it learns from the environment alone."""
+    teacher = (config.get("pretrain") or {}).get("teacher") or ""
+    reward = ((config.get("game") or {}).get("options") or {}).get("reward")
+    return [
+        what
+        for what, ok in (
+            (f"pretrain.teacher={teacher!r}", not teacher),
+            (f"ppo.features={list(features)}", not features),
+            (f"game.options.reward={reward!r}", reward is None or reward in RL_REWARDS),
+        )
+        if not ok
+    ]
+
+
 def validate_spec(spec: Any, where: str | Path) -> None:
     """Refuse, in one line naming ``where`` (the spec's file) and the field, a spec that :data:`SPEC_SCHEMA` or the
     size bounds do not allow."""
@@ -420,6 +444,14 @@ def validate_spec(spec: Any, where: str | Path) -> None:
         else:
             message = error.message if len(error.message) <= 200 else f"{error.message[:195]}..."
         raise PolicyFileError(f"{where}: {field + ': ' if field else ''}{message}".replace("\n", "\\n"))
+    config = (spec.get("training") or {}).get("config") or {}
+    if isinstance(config, dict) and config.get("track") == "rl":
+        bad = rl_track_problems(config, spec["network"].get("features", []))
+        if bad:
+            raise PolicyFileError(
+                f"{where}: training.config says track: rl (learned from the environment alone) but has "
+                f"{', '.join(bad)}: a policy that imitates a bot, reads its features or a shaped reward is distilled"
+            )
     count = parameter_count(spec["network"], spec["observation_size"], spec["num_actions"])
     if count > MAX_PARAMETERS:
         raise PolicyFileError(

@@ -350,8 +350,24 @@ def _set(field: str, value: Any) -> Any:
     return edit
 
 
+def _rl_with(**config: Any) -> Any:
+    """Say track: rl in the spec's training config, with ``config`` (dotted keys) changed too."""
+
+    def edit(spec: dict[str, Any]) -> None:
+        _set("training.config.track", "rl")(spec)
+        for key, value in config.items():
+            _set(f"training.config.{key.replace('__', '.')}", value)(spec)
+
+    return edit
+
+
 MALFORMED = [
     # (what, edit, the one line after the file's name)
+    ("an imitating policy called rl", _rl_with(), "training.config says track: rl (learned from the environment alone) "
+     "but has pretrain.teacher='goes_to_eleven_expert'"),
+    ("a shaped reward called rl", _rl_with(pretrain__teacher="", game__options__reward="margin"),
+     "but has game.options.reward='margin': a policy that imitates a bot, reads its features or a shaped reward is "
+     "distilled"),
     ("players a string", _set("num_players", "4"), "num_players: '4' is not of type 'integer'"),
     ("players a float", _set("num_players", 4.0), "num_players: 4.0 is not of type 'integer'"),
     ("pi a string", _set("network.pi", "64"), "network.pi: '64' is not of type 'array'"),

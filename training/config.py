@@ -19,18 +19,14 @@ from typing import Any
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from parlour.baselines.policy_file import RL_REWARDS, TRACKS, rl_track_problems
+
 #: Opponent-pool entry that stands for snapshots of the learner (the self-play league).
 SELF_PLAY = "self"
 #: ``trainer`` values: the library that trains.
 TRAINERS = ("sb3", "rllib")
 #: ``opponent_draw`` values (see :class:`TrainConfig`).
 OPPONENT_DRAWS = ("seat", "table")
-#: ``track`` values: what a trained policy is made of (see :class:`TrainConfig`); empty: not on a published track.
-TRACKS = ("rl", "distilled")
-#: The rewards an ``rl``-track run may learn from: the game's own outcome (``win``; ``score``, the rulebook's points;
-#: ``vote``, 6 Suspects' right or wrong vote). Refused: rewards computed from hidden-state enumeration (6 Suspects'
-#: ``expected``) or shaped along the game (Goes to Eleven's ``cards`` and ``margin``).
-RL_REWARDS = ("win", "score", "vote")
 #: ``ppo.activation`` values (names of ``torch.nn`` modules).
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
 
@@ -371,16 +367,8 @@ def _check_track(cfg: TrainConfig) -> None:
     if cfg.track not in ("", *TRACKS):
         raise ConfigError(f"track={cfg.track!r} is not valid: expected one of {list(TRACKS)} (or empty)")
     if cfg.track == "rl":
-        reward = cfg.game.options.get("reward")
-        bad = [
-            what
-            for what, ok in (
-                (f"pretrain.teacher={cfg.pretrain.teacher!r}", not cfg.pretrain.teacher),
-                (f"ppo.features={list(cfg.ppo.features)}", not cfg.ppo.features),
-                (f"game.options.reward={reward!r}", reward is None or reward in RL_REWARDS),
-            )
-            if not ok
-        ]
+        bad = rl_track_problems({"pretrain": {"teacher": cfg.pretrain.teacher}, "game": {"options": cfg.game.options}},
+                                cfg.ppo.features)  # fmt: skip
         if bad:
             raise ConfigError(
                 f"track: rl learns from the environment alone (its observation, mask and a game-outcome reward of "
