@@ -173,3 +173,27 @@ def test_the_exploitability_table_is_trained_stored_and_rendered(rl_project: Pat
     text = (rl_project / "BASELINES.md").read_text()
     assert "### Approximate exploitability (a lower bound)" in text
     assert f"| random | {target['best_response']['iqm']['value']:.3f}" in text
+
+
+def test_a_benchmark_compares_with_both_tracks_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`parlour benchmark` prints and pairs its rows with the distilled track's and the rl track's trained seeds."""
+    from parlour.training import benchmark
+
+    def matchup(policy: str, wins: list[int]) -> dict[str, object]:
+        return {"policy": policy, "opponent": "random", "win_rate": sum(wins) / 8, "win_ci": [0.0, 1.0],
+                "deal_wins": wins}  # fmt: skip
+
+    distilled = {"scenario_set": "v1", "matchups": [matchup("g_distilled@seed0", [1, 1]), matchup("random", [1, 0])],
+                 "policies": {"g_distilled@seed0": {}, "random": {}}}  # fmt: skip
+    rl = {"scenario_set": "v1", "families": {"ppo": {"labels": ["ppo@seed0"]}},
+          "matchups": [matchup("ppo@seed0", [2, 1]), matchup("random", [1, 0])],
+          "policies": {"ppo@seed0": {}, "random": {}}}  # fmt: skip
+    (tmp_path / "g_v0_results.json").write_text(json.dumps(distilled))
+    (tmp_path / "g_v0_rl_results.json").write_text(json.dumps(rl))
+    monkeypatch.setattr(benchmark, "CHECKPOINT_DIR", tmp_path)
+    merged = benchmark.published("g_v0")
+    assert merged is not None and list(merged["policies"]) == ["g_distilled@seed0", "random", "rl/ppo@seed0"]
+    ours = {"num_players": 4, "matchups": [matchup("mine", [0, 1])], "policies": {"mine": {}}}
+    lines = benchmark.paired_rows(ours, merged, "BASELINES.md")
+    row = next(x for x in lines if x.startswith("| mine − rl/ppo@seed0 |"))
+    assert "-0.250" in row  # (0 - 2/4 + 1/4 - 1/4) / 2 deals

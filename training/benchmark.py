@@ -38,11 +38,26 @@ BenchmarkError = ScenarioError
 
 
 def published(env_name: str) -> dict[str, Any] | None:
-    """The stored results behind BASELINES.md for ``env_name`` (None if there are none)."""
+    """The stored results behind BASELINES.md for ``env_name``: the distilled track's, with the rl track's trained
+    seeds added where that section is published (its rows labelled ``rl/<family>@seed<K>``); None if there are
+    none."""
     path = CHECKPOINT_DIR / f"{env_name}_results.json"
-    if not path.is_file():
+    rl_path = CHECKPOINT_DIR / f"{env_name}_rl_results.json"
+    if not path.is_file() and not rl_path.is_file():
         return None
-    results: dict[str, Any] = json.loads(path.read_text())
+    results: dict[str, Any] = json.loads((path if path.is_file() else rl_path).read_text())
+    if path.is_file() and rl_path.is_file():
+        rl = json.loads(rl_path.read_text())
+        if rl.get("scenario_set") == results.get("scenario_set"):
+            trained = {label for f in rl["families"].values() for label in f["labels"]}
+            results["matchups"] = [
+                *results["matchups"],
+                *({**m, "policy": f"rl/{m['policy']}"} for m in rl["matchups"] if m["policy"] in trained),
+            ]
+            results["policies"] = {
+                **results["policies"],
+                **{f"rl/{k}": v for k, v in rl["policies"].items() if k in trained},
+            }
     return results
 
 
