@@ -43,7 +43,7 @@ def test_a_person_plays_a_whole_game_and_its_record_replays(name: str, tmp_path:
     assert "9999 is not a legal action now" in screen
     assert "The game is over." in screen and f"Game record saved to {path}" in screen
     saved = json.loads(path.read_text())
-    assert saved["players"][1] == "you" and saved["human_seat"] == 1 and saved["outcome"] == record["outcome"]
+    assert saved["players"][1] == "person" and saved["human_seat"] == 1 and saved["outcome"] == record["outcome"]
     replay(saved)  # the record reproduces the game
     # another seat's move is announced, never named: its text may hold what only that seat knows
     for step in saved["actions"]:
@@ -122,3 +122,30 @@ def test_play_through_its_standard_input(tmp_path: Path) -> None:
     replay(record)
     bad = subprocess.run([*cmd[:3], "--seat", "9"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "parlour play: --seat 9 is out of range: expected a seat in [0, 3]" in bad.stderr
+
+
+def test_a_replay_calls_the_person_you_only_from_their_own_seat(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    person = Person()
+    play_game_with_person("six_suspects_v0", seat=0, seed=4, record_path=path, ask=person.ask, say=person.say)
+    saved = json.loads(path.read_text())
+    states = positions(saved)
+    first = next(k for k, step in enumerate(saved["actions"]) if step["seat"] == 0)
+    assert "player_0 (you) chose" in describe(saved, states, first, "player_0")
+    watched = describe(saved, states, first, "player_2")
+    assert "player_0 (person) moves" in watched and "(you)" not in watched
+    assert "player_0 (person) chose" in describe(saved, states, first, None)  # the god view
+
+
+def test_play_over_a_pipe_echoes_each_move_after_its_prompt(tmp_path: Path) -> None:
+    """Driven from a pipe (a script, a test), each answer is shown after its prompt on a line of its own."""
+    path = tmp_path / "game.json"
+    answers = "\n".join(["?", "q"]) + "\n"
+    proc = subprocess.run(
+        [sys.executable, "-m", "parlour.training.cli", "play", "six_suspects_v0", "--seat", "0", "--seed", "4",
+         "--record", str(path)],
+        input=answers, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    lines = proc.stdout.splitlines()
+    assert "> ?" in lines and "> q" in lines, proc.stdout[-2000:]
+    assert not any(line.startswith("> ") and line not in ("> ?", "> q") for line in lines)

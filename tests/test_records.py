@@ -338,7 +338,7 @@ def test_a_move_is_shown_as_the_game_makes_it_not_as_the_file_says(record: dict[
     lying = copy.deepcopy(record)
     lying["actions"][0] |= {"text": "vote Wilma", "agent": "player_2"}
     shown = describe(lying, states, 0, None)
-    assert "player_0 (you) chose [0] peek Albert, top card" in shown and "Wilma" not in shown
+    assert "player_0 (person) chose [0] peek Albert, top card" in shown and "Wilma" not in shown
 
 
 @pytest.mark.parametrize(

@@ -567,7 +567,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from parlour.training.play import play_game_with_person
+    from parlour.training.play import console_ask, play_game_with_person
 
     options = _options(args.option)
     if options is None:
@@ -583,6 +583,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             record_path=Path(args.record) if args.record else None,
             overwrite=args.overwrite,
             trust_pickle=args.trust_pickle,
+            ask=console_ask(),
         )
     except (ValueError, ImportError) as exc:
         print(f"parlour play: {exc}", file=sys.stderr)
@@ -591,10 +592,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from parlour.training.play import replay_game, shown
+    from parlour.training.play import console_ask, replay_game, shown
 
     try:
-        replay_game(Path(args.record), perspective=args.perspective, god=args.god)
+        replay_game(Path(args.record), perspective=args.perspective, god=args.god, ask=console_ask())
     except ValueError as exc:
         print(f"parlour replay: {shown(exc)}", file=sys.stderr)  # nothing from the file reaches the terminal raw
         return 2

@@ -31,6 +31,29 @@ from parlour.envs.fileio import FileSafetyError, read_json
 
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
+#: A person's name in a game record (``players``): who played, not "you", which would be wrong for whoever replays
+#: the game from another seat.
+PERSON = "person"
+
+
+def console_ask() -> Ask:
+    """How to ask the person at the console: ``input`` at a terminal; from a pipe, one line read and echoed after
+    the prompt, on a line of its own (``input`` would print the prompt with no newline and never show the move)."""
+    import sys
+
+    if sys.stdin.isatty():
+        return input
+
+    def ask(prompt: str) -> str:
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        answer = line.rstrip("\n")
+        print(f"{prompt}{answer}", flush=True)
+        return answer
+
+    return ask
+
 
 #: What ``parlour play`` answers to ``?``.
 PLAY_HELP = (
@@ -220,7 +243,7 @@ def play_game_with_person(
     record_path, overwrite = record_path_for(env_name, seed, record_path, overwrite=overwrite)  # before the game
     env.reset(seed=seed)
     me = env.possible_agents[seat]
-    names = ["you" if p is None else p.name for p in seats]
+    names = [PERSON if p is None else p.name for p in seats]
     say(  # no seed: it would tell the whole deal
         f"{env_name}, {n} players. You are {me}; "
         + ", ".join(f"{env.possible_agents[s]}: {shown(names[s])}" for s in others)  # names: from policy files
@@ -289,6 +312,15 @@ def positions(record: dict[str, Any]) -> list[ParlourEnv[Any]]:
     return out
 
 
+def _player_name(record: dict[str, Any], seat: int, agent: str, perspective: str | None) -> str:
+    """The record's name of ``seat``; the person who played is "you" only to a replay from their own seat (records
+    of earlier releases call them "you" whoever watches)."""
+    name = str(record["players"][seat])
+    if "human_seat" in record and seat == int(record["human_seat"]):
+        return "you" if agent == perspective else PERSON
+    return name
+
+
 def describe(record: dict[str, Any], states: Sequence[ParlourEnv[Any]], k: int, perspective: str | None) -> str:
     """Move ``k``: the table as ``perspective`` saw it (everything when ``None``) and the move made, shown only if
     that seat may know it (its own move, or any move in the god view). Who moved and what the move was are the
@@ -302,7 +334,7 @@ def describe(record: dict[str, Any], states: Sequence[ParlourEnv[Any]], k: int, 
         agent = env.agent_selection
         seat = env.possible_agents.index(agent)
         action = int(actions[k]["action"])
-        who = agent + (f" ({shown(players[seat])})" if seat < len(players) else "")
+        who = agent + (f" ({shown(_player_name(record, seat, agent, perspective))})" if seat < len(players) else "")
         if perspective is None or agent == perspective:
             legal = env.legal_actions()
             lines.append(f"{who} chose [{action}] {env.decode_action(action)}, from {len(legal)} legal actions")
