@@ -81,7 +81,8 @@ def test_seeds_are_trained_in_parallel_aggregated_and_published(
     assert set(agg["improvement"]) == {"random", "six_suspects_heuristic"}
     assert (figures / "six_suspects_v0_learning_curves.png").stat().st_size > 0
     text = (tiny_project / "BASELINES.md").read_text()
-    assert "IQM over 2 seeds" in text and "six_suspects_distilled seed 1 (shipped)" in text
+    assert "mean over 2 seeds (= IQM: under 4 seeds it trims nothing)" in text and "IQM over 2" not in text
+    assert "six_suspects_distilled seed 1 (shipped)" in text
     assert "| six_suspects_heuristic |" in text and "bootstrap over deals" in text
 
     # Seeds already trained from this config are kept; evaluation gives the same table.
@@ -302,3 +303,14 @@ def test_the_clone_row_is_the_shipped_seeds_network_before_ppo(
     # a clone already current is kept
     regenerate(None, train_models=True, progress=False, jobs=1, root=tmp_path, folder=folder, figures=tmp_path / "f")
     assert "behaviour cloning alone" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("n", "rows"), [(1, []), (3, ["mean over 3 seeds (= IQM"]), (5, ["IQM over 5", "mean over 5"])]
+)
+def test_the_seed_aggregate_rows_print_an_iqm_only_where_it_differs_from_the_mean(n: int, rows: list[str]) -> None:
+    from parlour.training.baselines_table import aggregate_rows
+
+    agg = {"t": {"iqm": {"value": 0.5, "ci": [0.4, 0.6]}, "mean": {"value": 0.5, "ci": [0.4, 0.6]}}}
+    out = aggregate_rows("p", n, agg, ["t"])
+    assert len(out) == len(rows) and all(r in line for r, line in zip(rows, out, strict=True))

@@ -229,7 +229,7 @@ def test_periodic_evaluations_are_printed_one_line_each(tmp_path: Path, capsys: 
     rows = [json.loads(x) for x in (tmp_path / "r" / "evaluations.jsonl").read_text().splitlines()]
     r = rows[0]["random"]
     assert lines[0] == textwrap.dedent(
-        f"evaluation at step 256 (4 games each): win rate vs random {r['win_rate']:.3f} "
+        f"evaluation at step 256 (1 deal × 4 seats = 4 games each): win rate vs random {r['win_rate']:.3f} "
         f"({r['win_ci'][0]:.3f}-{r['win_ci'][1]:.3f})"
     )
 

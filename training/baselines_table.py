@@ -456,6 +456,23 @@ def regenerate(
     return out
 
 
+def aggregate_rows(name: str, n: int, per_table: dict[str, Any], opponents: list[str]) -> list[str]:
+    """A table's seed-aggregate rows: IQM and mean over ``n`` seeds, or -- under four seeds, where the IQM trims
+    nothing and equals the mean -- one row saying so; none for one seed."""
+    if n < 2:
+        return []
+    kinds = (
+        [("iqm", f"**{name}**, IQM over {n} seeds"), ("mean", f"{name}, mean over {n} seeds")]
+        if n >= 4
+        else [("mean", f"**{name}**, mean over {n} seeds (= IQM: under 4 seeds it trims nothing)")]
+    )
+    out = []
+    for stat, label in kinds:
+        values = [per_table[o][stat] for o in opponents]
+        out.append(f"| {label} | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in values) + " |")
+    return out
+
+
 def _ci(ci: list[float]) -> str:
     return f"{ci[0]:.3f}–{ci[1]:.3f}"
 
@@ -614,10 +631,7 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
     lines += header(r)
     cells = {(m["policy"], m["opponent"]): m for m in r["matchups"]}
     n = len(trained)
-    if n > 1:
-        for stat, label in (("iqm", f"**{name}**, IQM over {n} seeds"), ("mean", f"{name}, mean over {n} seeds")):
-            values = [agg["per_table"][o][stat] for o in opponents]
-            lines.append(f"| {label} | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in values) + " |")
+    lines += aggregate_rows(name, n, agg["per_table"], opponents)
     for s in r["seeds"]:
         tag = " (shipped)" if s["seed"] == r["shipped"]["seed"] else ""
         row = " | ".join(cell(cells[(s["label"], o)]) for o in opponents)

@@ -32,7 +32,15 @@ import numpy as np
 from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
 from parlour.baselines.policy_file import PolicyFile, read_spec, read_weights, save_policy, table_for
 from parlour.envs.fileio import atomic_write
-from parlour.training.baselines_table import FIGURES, BaselineSpec, RLSpec, SweepSpec, _reference_bots, specs
+from parlour.training.baselines_table import (
+    FIGURES,
+    BaselineSpec,
+    RLSpec,
+    SweepSpec,
+    _reference_bots,
+    aggregate_rows,
+    specs,
+)
 from parlour.training.scenarios import benchmark_report, scenario
 from parlour.training.stats import SEED_METHOD, seed_aggregate
 
@@ -381,11 +389,7 @@ def render(r: dict[str, Any]) -> list[str]:
         *header(r),
     ]
     for name, f in families.items():
-        n = len(f["seeds"])
-        for stat, label in (("iqm", f"**{name}**, IQM over {n} seeds"), ("mean", f"{name}, mean over {n} seeds")):
-            if n > 1:
-                values = [f["per_table"][o][stat] for o in opponents]
-                lines.append(f"| {label} | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in values) + " |")
+        lines += aggregate_rows(name, len(f["seeds"]), f["per_table"], opponents)
     for name, f in families.items():
         for k, label in zip(f["seeds"], f["labels"], strict=True):
             tag = (

@@ -182,7 +182,7 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
                     marks["eval"] = steps
                     export(algo, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
                     row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
-                    (bar.write if bar is not None else print)(format_evaluation(row))
+                    (bar.write if bar is not None else print)(format_evaluation(row, cfg.game.num_players))
             wall = time.perf_counter() - start
             train_wall = previous.get("train_wall_seconds", 0.0) + wall
             _save(algo, run, meta, steps)

@@ -209,15 +209,18 @@ def _timed_vec_env(venv: Any) -> Any:
     return Timed(venv)
 
 
-def format_evaluation(row: dict[str, Any]) -> str:
-    """One line for a periodic evaluation: the step and the win rate against each opponent."""
+def format_evaluation(row: dict[str, Any], num_players: int) -> str:
+    """One line for a periodic evaluation: the step, its games (``eval.periodic_games`` counts deals, each played once
+    per seat) and the win rate against each opponent."""
     parts = [
         f"vs {k} {v['win_rate']:.3f} ({v['win_ci'][0]:.3f}-{v['win_ci'][1]:.3f})"
         for k, v in row.items()
         if isinstance(v, dict)
     ]
     games = next((v["games"] for v in row.values() if isinstance(v, dict)), 0)
-    return f"evaluation at step {row['timesteps']:,} ({games} games each): win rate " + ", ".join(parts)
+    d = games // num_players if num_players else 0
+    deals = f"{d} deal{'s' if d != 1 else ''} × {num_players} seats = " if d and games % num_players == 0 else ""
+    return f"evaluation at step {row['timesteps']:,} ({deals}{games} games each): win rate " + ", ".join(parts)
 
 
 def periodic_evaluation(cfg: TrainConfig, run: Path, policy: Policy | Path, timesteps: int) -> dict[str, Any]:
@@ -368,7 +371,7 @@ def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any],
             row = periodic_evaluation(cfg, run, policy, self.num_timesteps)
             for name in cfg.eval.opponents:
                 self.logger.record(f"eval/win_rate_vs_{name}", row[name]["win_rate"])
-            self._say(format_evaluation(row))
+            self._say(format_evaluation(row, cfg.game.num_players))
 
         def _on_training_end(self) -> None:
             self._ticking.set()
