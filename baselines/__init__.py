@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parlour.baselines import search
 from parlour.baselines.base import Policy, RandomPolicy
 from parlour.baselines.search import DeterminizedSearch
+from parlour.baselines.spec import GameSpec
 from parlour.envs import ENVIRONMENTS
 
 
@@ -28,29 +28,33 @@ def game_name(env_name: str) -> str:
     return env_name.rsplit("_v", 1)[0]
 
 
-def _declarations() -> dict[str, Any]:
-    """Every registered game's bots module (``parlour.baselines.<game>``, if it has one), by game name: each
-    declares ``GAMES`` (env ids), ``BOTS``, ``ROLLOUT_POLICY`` and ``ROLLOUT_HORIZON``."""
-    out = {}
+def _declarations() -> dict[str, GameSpec]:
+    """Every registered game's :class:`~parlour.baselines.spec.GameSpec` (``SPEC`` in its bots module
+    ``parlour.baselines.<game>``, if it has one), by game name."""
+    out: dict[str, GameSpec] = {}
     for env_name in ENVIRONMENTS:
         game = game_name(env_name)
         if game not in out and importlib.util.find_spec(f"parlour.baselines.{game}") is not None:
-            out[game] = importlib.import_module(f"parlour.baselines.{game}")
+            spec = importlib.import_module(f"parlour.baselines.{game}").SPEC
+            if not isinstance(spec, GameSpec) or spec.name != game:
+                raise TypeError(f"parlour.baselines.{game}.SPEC must be the GameSpec of {game!r}")
+            out[game] = spec
     return out
 
 
-GAME_MODULES = _declarations()
+#: Every game's declaration, by game name: the one registry the rest of Parlour reads.
+GAME_SPECS: dict[str, GameSpec] = _declarations()
+
+
+def game_spec(env_name: str) -> GameSpec | None:
+    """The declaration of the game ``env_name`` belongs to (``None`` for an env without bots)."""
+    spec = GAME_SPECS.get(game_name(env_name))
+    return spec if spec is not None and env_name in spec.env_ids else None
+
 
 #: name -> policy class: the bots any game can seat, then each game's own.
-BOTS: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (RandomPolicy, *(c for m in GAME_MODULES.values() for c in m.BOTS), DeterminizedSearch)
-}
-for _module in GAME_MODULES.values():
-    for _env_name in _module.GAMES:
-        if _module.ROLLOUT_POLICY is not None:
-            search.ROLLOUT_POLICIES[_env_name] = _module.ROLLOUT_POLICY
-        if _module.ROLLOUT_HORIZON is not None:
-            search.ROLLOUT_HORIZONS[_env_name] = _module.ROLLOUT_HORIZON
+_BOT_CLASSES: list[type[Policy]] = [RandomPolicy, *(c for g in GAME_SPECS.values() for c in g.bots), DeterminizedSearch]
+BOTS: dict[str, type[Policy]] = {cls.name: cls for cls in _BOT_CLASSES}
 
 #: Folder of the shipped trained policies (``<env>_<track>.json`` beside its weights, written by
 #: ``parlour baselines``; see :mod:`parlour.baselines.policy_file`).
@@ -440,6 +444,7 @@ def make(name: str, env_name: str | None = None) -> Policy:
 __all__ = [
     "ALIASES",
     "BOTS",
+    "GAME_SPECS",
     "SHIPPED",
     "SHIPPED_TRACKS",
     "Policy",

@@ -19,13 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import Any
 
 import numpy as np
 
 from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
-from parlour.baselines.search import Horizon, RolloutPolicy
+from parlour.baselines.spec import BenchmarkTable, GameSpec
 from parlour.envs.elevenses import rules as R
 from parlour.envs.elevenses.env import observation_layout
 
@@ -548,37 +547,39 @@ def rollout_action(state: R.ElevensesState, u: float) -> int:
 
 
 # ----------------------------------------------------------------------------------------------- the game's declaration
-# What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
-#: The scripted bots.
-BOTS: tuple[type[Policy], ...] = (ElevensesHeuristic, ElevensesExpert, ElevensesReadout)
-#: The playout policy of the search bot in this game (``None``: random playouts).
-ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
-#: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
-ROLLOUT_HORIZON: Horizon | None = None
-#: Observation feature sets a trained policy may take beside its observation (``parlour.baselines.features``).
-FEATURES: tuple[Features, ...] = (
-    Features(
-        "elevenses_belief",
-        GAMES,
-        BELIEF_SIZE,
-        belief_features,
-        "the expert's belief over the Murderer card(s), the chance of winning if the game ended now, the cube "
-        "shaping score",
+#: What ``parlour.baselines`` registers for this game (found by the game's name: nothing to list elsewhere).
+SPEC = GameSpec(
+    name="elevenses",
+    env_ids=GAMES,
+    bots=(
+        ElevensesHeuristic,
+        ElevensesExpert,
+        ElevensesReadout,
     ),
-    Features(
-        "elevenses_options",
-        GAMES,
-        OPTIONS_SIZE,
-        options_features,
-        "the expert's score of every legal action relative to its best, and the action(s) it would choose",
-        uses_mask=True,
+    rollout_policy=rollout_action,
+    rollout_horizon=None,
+    features=(
+        Features(
+            "elevenses_belief",
+            GAMES,
+            BELIEF_SIZE,
+            belief_features,
+            "the expert's belief over the Murderer card(s), the chance of winning if the game ended now, the cube "
+            "shaping score",
+        ),
+        Features(
+            "elevenses_options",
+            GAMES,
+            OPTIONS_SIZE,
+            options_features,
+            "the expert's score of every legal action relative to its best, and the action(s) it would choose",
+            uses_mask=True,
+        ),
     ),
+    benchmark={
+        "v1": BenchmarkTable(4, ("random", "elevenses_heuristic", "elevenses_expert"), 50),
+        # v2: the same tables on 200 deals. On v1's 50 the deal-clustered intervals of the expert and the heuristic
+        # overlap at the heuristic's and the expert's tables: too few deals to tell the two bots apart.
+        "v2": BenchmarkTable(4, ("random", "elevenses_heuristic", "elevenses_expert"), 200),
+    },
 )
-#: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
-#: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
-BENCHMARK: dict[str, dict[str, Any]] = {
-    "v1": {"num_players": 4, "opponents": ("random", "elevenses_heuristic", "elevenses_expert"), "deals": 50},
-    # v2: the same tables on 200 deals. On v1's 50 the deal-clustered intervals of the expert and the heuristic
-    # overlap at the heuristic's and the expert's tables: too few deals to tell the two bots apart.
-    "v2": {"num_players": 4, "opponents": ("random", "elevenses_heuristic", "elevenses_expert"), "deals": 200},
-}

@@ -11,7 +11,7 @@ A network may also read only some fields of the observation (``ppo.observation_f
 in a policy file): a feature set that summarises a long history -- Lady Alice's posterior over solutions sums up
 its record of every suspicion -- makes the raw record something a network overfits to rather than learns from.
 
-Each game's bots module declares its sets in ``FEATURES`` (a tuple of :class:`Features`); ``parlour.baselines``
+Each game declares its sets in its :class:`~parlour.baselines.spec.GameSpec` (``features``); ``parlour.baselines``
 collects them.
 """
 
@@ -39,9 +39,9 @@ class Features:
 
 def registry() -> dict[str, Features]:
     """Every feature set the games declare, by name."""
-    from parlour.baselines import GAME_MODULES  # the game modules import this module: look them up late
+    from parlour.baselines import GAME_SPECS  # the game modules import this module: look them up late
 
-    return {f.name: f for m in GAME_MODULES.values() for f in getattr(m, "FEATURES", ())}
+    return {f.name: f for g in GAME_SPECS.values() for f in g.features}
 
 
 def lookup(names: Sequence[str], env_name: str) -> tuple[Features, ...]:

@@ -18,12 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from math import comb
-from typing import Any
 
 import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
-from parlour.baselines.search import Horizon, RolloutPolicy
+from parlour.baselines.spec import BenchmarkTable, GameSpec
 from parlour.envs.goes_to_eleven import rules as R
 from parlour.envs.goes_to_eleven.env import observation_layout
 from parlour.envs.layout import keyword_for_size
@@ -290,15 +289,15 @@ def rollout_action(state: R.GoesToElevenState, u: float) -> int:
 
 
 # ----------------------------------------------------------------------------------------------- the game's declaration
-# What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
-#: The scripted bots.
-BOTS: tuple[type[Policy], ...] = (GoesToElevenHeuristic, GoesToElevenExpert)
-#: The playout policy of the search bot in this game (``None``: random playouts).
-ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
-#: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
-ROLLOUT_HORIZON: Horizon | None = None
-#: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
-#: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
-BENCHMARK: dict[str, dict[str, Any]] = {
-    "v1": {"num_players": 4, "opponents": ("random", "goes_to_eleven_heuristic", "goes_to_eleven_expert"), "deals": 100}
-}
+#: What ``parlour.baselines`` registers for this game (found by the game's name: nothing to list elsewhere).
+SPEC = GameSpec(
+    name="goes_to_eleven",
+    env_ids=GAMES,
+    bots=(
+        GoesToElevenHeuristic,
+        GoesToElevenExpert,
+    ),
+    rollout_policy=rollout_action,
+    rollout_horizon=None,
+    benchmark={"v1": BenchmarkTable(4, ("random", "goes_to_eleven_heuristic", "goes_to_eleven_expert"), 100)},
+)

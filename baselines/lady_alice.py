@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 import numpy as np
 
 from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
-from parlour.baselines.search import Horizon, RolloutPolicy
+from parlour.baselines.search import Horizon
+from parlour.baselines.spec import BenchmarkTable, GameSpec
 from parlour.envs.lady_alice import rules as R
 from parlour.envs.lady_alice.env import observation_layout
 from parlour.envs.layout import keyword_for_size
@@ -328,36 +328,37 @@ def finish(state: R.LadyAliceState) -> list[float] | None:
     return state.truncate()
 
 
+#: Where the search bot's playouts stop in Lady Alice: about a round later, scored as at the turn cap.
+HORIZON = Horizon(steps=12, finish=finish)
+
 # ----------------------------------------------------------------------------------------------- the game's declaration
-# What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
-#: The scripted bots.
-BOTS: tuple[type[Policy], ...] = (LadyAliceHeuristic, LadyAliceExpert, LadyAliceReadout)
-#: The playout policy of the search bot in this game (``None``: random playouts).
-ROLLOUT_POLICY: RolloutPolicy | None = rollout_action
-#: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
-ROLLOUT_HORIZON: Horizon | None = Horizon(
-    steps=12, finish=finish
-)  # playouts stop about a round later and are scored as at the turn cap
-#: Observation feature sets a trained policy may take beside its observation (``parlour.baselines.features``).
-FEATURES: tuple[Features, ...] = (
-    Features(
-        "lady_alice_belief",
-        GAMES,
-        BELIEF_SIZE,
-        belief_features,
-        "the exact posterior over solutions the observation allows: clue and hidden-category probabilities, "
-        "whether an accusation is certain, the log share of solutions left",
+#: What ``parlour.baselines`` registers for this game (found by the game's name: nothing to list elsewhere).
+SPEC = GameSpec(
+    name="lady_alice",
+    env_ids=GAMES,
+    bots=(
+        LadyAliceHeuristic,
+        LadyAliceExpert,
+        LadyAliceReadout,
     ),
-    Features(
-        "lady_alice_inquiry",
-        GAMES,
-        C,
-        inquiry_features,
-        "while choosing a suspicion, how much each clue of its next category can tell (the expert's scores)",
+    rollout_policy=rollout_action,
+    rollout_horizon=HORIZON,
+    features=(
+        Features(
+            "lady_alice_belief",
+            GAMES,
+            BELIEF_SIZE,
+            belief_features,
+            "the exact posterior over solutions the observation allows: clue and hidden-category probabilities, "
+            "whether an accusation is certain, the log share of solutions left",
+        ),
+        Features(
+            "lady_alice_inquiry",
+            GAMES,
+            C,
+            inquiry_features,
+            "while choosing a suspicion, how much each clue of its next category can tell (the expert's scores)",
+        ),
     ),
+    benchmark={"v1": BenchmarkTable(4, ("random", "lady_alice_heuristic", "lady_alice_expert"), 50)},
 )
-#: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
-#: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
-BENCHMARK: dict[str, dict[str, Any]] = {
-    "v1": {"num_players": 4, "opponents": ("random", "lady_alice_heuristic", "lady_alice_expert"), "deals": 50}
-}

@@ -4,8 +4,8 @@ For each decision it draws ``worlds`` determinisations -- copies of the game in 
 seat is redrawn consistently with what the seat has seen (``env.unwrapped.resample_state``, the rules-level part
 of ``resample_hidden``) -- and in each world plays every legal action followed by ``rollouts`` playouts to the
 end of the game on the pure rules: random, or with the game's own quick playout policy where it registers one
-(``ROLLOUT_POLICIES``), and, for games that run long before anyone is rewarded, only to a horizon at which the
-game scores the position (``ROLLOUT_HORIZONS``). An action's value is how often the seat is among the winners at
+(``rollout_policy`` in its :class:`~parlour.baselines.spec.GameSpec`), and, for games that run long before anyone
+is rewarded, only to a horizon at which the game scores the position (``rollout_horizon``). An action's value is how often the seat is among the winners at
 the end of its playouts (``objective="win"``; a shared win counts, as in every win rate Parlour reports), or its
 summed reward in the env's reward mode (``objective="reward"``); the best is played. Playing to win by default keeps
 the bot the same opponent whatever reward shaping a training config chose: with Goes to Eleven's dense
@@ -42,10 +42,6 @@ def random_rollout(state: RulesState, u: float) -> int:
     return int(legal[int(u * len(legal))])
 
 
-#: Env id -> a game's fast playout policy (games without one play out at random).
-ROLLOUT_POLICIES: dict[str, RolloutPolicy] = {}
-
-
 @dataclass(frozen=True)
 class Horizon:
     """A game whose playouts stop after ``steps`` and are then scored by ``finish(state)`` (per-seat rewards):
@@ -66,8 +62,15 @@ def won(state: RulesState, seat: int) -> float:
     return float(seat in state.outcome()["winners"])
 
 
-#: Env id -> where that game's informed playouts stop and how they are scored.
-ROLLOUT_HORIZONS: dict[str, Horizon] = {}
+def informed_playouts(env_name: str) -> tuple[RolloutPolicy, Horizon | None]:
+    """The game's own playout policy (random where it declares none) and horizon, from its
+    :class:`~parlour.baselines.spec.GameSpec`."""
+    from parlour.baselines import game_spec  # the registry imports this module: look it up late
+
+    spec = game_spec(env_name)
+    if spec is None:
+        return random_rollout, None
+    return spec.rollout_policy or random_rollout, spec.rollout_horizon
 
 
 def playout(
@@ -119,7 +122,7 @@ class DeterminizedSearch(Policy):
         self.worlds = worlds
         self.rollouts = rollouts
         self.max_rollout_steps = max_rollout_steps
-        #: Use the game's own playout policy (``ROLLOUT_POLICIES``) when it has one; else random playouts.
+        #: Use the game's own playout policy (its GameSpec's ``rollout_policy``) when it has one; else random playouts.
         self.informed = informed
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -131,8 +134,7 @@ class DeterminizedSearch(Policy):
         legal = np.flatnonzero(base.observe(agent)["action_mask"])
         seat = base.possible_agents.index(agent)
         name = base.metadata["name"]
-        policy = ROLLOUT_POLICIES.get(name, random_rollout) if self.informed else random_rollout
-        horizon = ROLLOUT_HORIZONS.get(name) if self.informed else None
+        policy, horizon = informed_playouts(name) if self.informed else (random_rollout, None)
         totals = np.zeros(len(legal))
         for _ in range(self.worlds):
             world = base.resample_state(agent, rng)

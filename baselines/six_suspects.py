@@ -21,7 +21,7 @@ import numpy as np
 
 from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
-from parlour.baselines.search import Horizon, RolloutPolicy
+from parlour.baselines.spec import BenchmarkTable, GameSpec
 from parlour.envs.six_suspects import rules as R
 from parlour.envs.six_suspects.env import OBSERVATION_LAYOUT
 
@@ -210,26 +210,27 @@ class SixSuspectsOracle(Policy):
 
 
 # ----------------------------------------------------------------------------------------------- the game's declaration
-# What ``parlour.baselines`` registers for the games in ``GAMES`` (found by the game's name: nothing to list elsewhere).
-#: The scripted bots.
-BOTS: tuple[type[Policy], ...] = (SixSuspectsHeuristic, SixSuspectsExpert, SixSuspectsOracle, SixSuspectsReadout)
-#: The playout policy of the search bot in this game (``None``: random playouts).
-ROLLOUT_POLICY: RolloutPolicy | None = None
-#: Where the search bot's playouts stop and how they are scored (``None``: at the end of the game).
-ROLLOUT_HORIZON: Horizon | None = None
-#: Observation feature sets a trained policy may take beside its observation (``parlour.baselines.features``).
-FEATURES: tuple[Features, ...] = (
-    Features(
-        "six_suspects_belief",
-        GAMES,
-        BELIEF_SIZE,
-        belief_features,
-        "the expert's inference: each suspect's chance of being a culprit, the value of peeking at each position, "
-        "the best vote's chance now and the most a peek is expected to add",
+#: What ``parlour.baselines`` registers for this game (found by the game's name: nothing to list elsewhere).
+SPEC = GameSpec(
+    name="six_suspects",
+    env_ids=GAMES,
+    bots=(
+        SixSuspectsHeuristic,
+        SixSuspectsExpert,
+        SixSuspectsOracle,
+        SixSuspectsReadout,
     ),
+    rollout_policy=None,
+    rollout_horizon=None,
+    features=(
+        Features(
+            "six_suspects_belief",
+            GAMES,
+            BELIEF_SIZE,
+            belief_features,
+            "the expert's inference: each suspect's chance of being a culprit, the value of peeking at each position, "
+            "the best vote's chance now and the most a peek is expected to add",
+        ),
+    ),
+    benchmark={"v1": BenchmarkTable(4, ("random", "six_suspects_heuristic", "six_suspects_expert"), 200)},
 )
-#: The game's benchmark scenario in each published scenario set (``parlour.training.scenarios``): the player count,
-#: the opponents (one table each: the policy in one seat, the opponent in the others) and the deals.
-BENCHMARK: dict[str, dict[str, Any]] = {
-    "v1": {"num_players": 4, "opponents": ("random", "six_suspects_heuristic", "six_suspects_expert"), "deals": 200}
-}

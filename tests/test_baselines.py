@@ -198,14 +198,27 @@ def test_an_old_shipped_name_plays_the_renamed_policy_with_a_one_line_notice(
 
 
 def test_every_game_declares_its_bots_beside_them() -> None:
+    """One typed declaration per game, read from one registry: its bots, playouts, features and scenarios."""
+    import importlib
+
     import parlour.baselines as B
     from parlour.baselines import search
+    from parlour.baselines.spec import GameSpec
+    from parlour.training.scenarios import SCENARIO_SETS
 
-    assert set(B.GAME_MODULES) == {B.game_name(e) for e in ENVIRONMENTS}
-    for module in B.GAME_MODULES.values():
-        assert set(module.GAMES) <= set(ENVIRONMENTS)
-        for cls in module.BOTS:
-            assert B.BOTS[cls.name] is cls and set(cls.games) == set(module.GAMES)
-        for env_name in module.GAMES:
-            assert search.ROLLOUT_POLICIES.get(env_name) is module.ROLLOUT_POLICY
-            assert search.ROLLOUT_HORIZONS.get(env_name) is module.ROLLOUT_HORIZON
+    assert set(B.GAME_SPECS) == {B.game_name(e) for e in ENVIRONMENTS}
+    for name, spec in B.GAME_SPECS.items():
+        assert isinstance(spec, GameSpec) and importlib.import_module(f"parlour.baselines.{name}").SPEC is spec
+        assert set(spec.env_ids) <= set(ENVIRONMENTS)
+        for cls in spec.bots:
+            assert B.BOTS[cls.name] is cls and set(cls.games) == set(spec.env_ids)
+        for env_name in spec.env_ids:
+            assert B.game_spec(env_name) is spec
+            policy, horizon = search.informed_playouts(env_name)
+            assert policy is (spec.rollout_policy or search.random_rollout) and horizon is spec.rollout_horizon
+            for version, table in spec.benchmark.items():
+                assert SCENARIO_SETS[version][env_name].opponents == table.opponents
+        for features in spec.features:
+            assert set(features.games) == set(spec.env_ids)
+    with pytest.raises(AttributeError):
+        B.GAME_SPECS["six_suspects"].bots = ()  # type: ignore[misc]  # frozen

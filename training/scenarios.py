@@ -34,15 +34,15 @@ class Scenario:
 
 
 def _scenario_sets() -> dict[str, dict[str, Scenario]]:
-    """The published scenario sets, by version: each game declares its scenario in each set beside its bots
-    (``BENCHMARK`` in ``parlour.baselines.<game>``), for every env id it plays."""
-    from parlour.baselines import GAME_MODULES
+    """The published scenario sets, by version: each game declares its scenario in each set in its
+    :class:`~parlour.baselines.spec.GameSpec` (``benchmark``), for every env id it plays."""
+    from parlour.baselines import GAME_SPECS
 
     sets: dict[str, dict[str, Scenario]] = {}
-    for module in GAME_MODULES.values():
-        for version, spec in module.BENCHMARK.items():
-            for env_name in module.GAMES:
-                sets.setdefault(version, {})[env_name] = Scenario(env_name, **spec)
+    for game in GAME_SPECS.values():
+        for version, t in game.benchmark.items():
+            for env_name in game.env_ids:
+                sets.setdefault(version, {})[env_name] = Scenario(env_name, t.num_players, t.opponents, t.deals)
     return sets
 
 
