@@ -22,6 +22,27 @@ def six() -> Callable[..., Any]:
     return factory
 
 
+#: A training run of a few seconds: 256 steps in rollouts of 128 (2 envs × 64), a network of 8 units, a checkpoint and
+#: a periodic evaluation (on one deal) every 128 steps.
+TINY_RUN = (
+    "train.total_timesteps=256",
+    "train.n_envs=2",
+    "ppo.n_steps=64",
+    "ppo.batch_size=64",
+    "ppo.n_epochs=1",
+    "ppo.net_arch=[8]",
+    "train.checkpoint_every=128",
+    "train.eval_every=128",
+    "eval.periodic_games=1",
+)
+
+
+@pytest.fixture
+def tiny_run() -> tuple[str, ...]:
+    """The overrides of :data:`TINY_RUN` (tests import only ``parlour.*``, so a shared constant comes as a fixture)."""
+    return TINY_RUN
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """With ``PARLOUR_TEST_EXTRAS=require`` (CI sets it), a test skipped because an optional dependency could not be
     imported fails the run: an extra that did not install must not pass as a skip."""

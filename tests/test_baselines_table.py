@@ -19,30 +19,19 @@ from parlour.training.cli import main  # noqa: E402
 from parlour.training.config import load_config, to_yaml  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = [
-    "train.total_timesteps=256",
-    "train.n_envs=2",
-    "ppo.n_steps=64",
-    "ppo.batch_size=64",
-    "ppo.n_epochs=1",
-    "ppo.net_arch=[8]",
-    "train.checkpoint_every=128",
-    "train.eval_every=128",
-    "eval.periodic_games=1",
-    "eval.opponents=[random]",
-    "opponents=[random]",
-]
 
 
 @pytest.fixture
-def tiny_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def tiny_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_run: tuple[str, ...]) -> Path:
     """A project root with one tiny training config, a two-seed spec and a two-deal scenario set."""
-    _tiny_game(tmp_path, monkeypatch, "six_suspects", "six_suspects_v0", "seeds: [0, 1]\nshipped_seed: 1\n"
+    _tiny_game(tmp_path, monkeypatch, tiny_run, "six_suspects", "six_suspects_v0", "seeds: [0, 1]\nshipped_seed: 1\n"
                "skip_bots: [search, six_suspects_expert, six_suspects_oracle]\n")  # fmt: skip
     return tmp_path
 
 
-def _tiny_game(root: Path, monkeypatch: pytest.MonkeyPatch, game: str, env: str, spec: str) -> None:
+def _tiny_game(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tiny_run: tuple[str, ...], game: str, env: str, spec: str
+) -> None:
     """``configs/<game>/`` under ``root``: the game's quick config made tiny, a baselines spec (``spec`` adds its
     keys) and a two-deal scenario of random and heuristic tables in the scenario set ``test``."""
     base = (
@@ -50,7 +39,7 @@ def _tiny_game(root: Path, monkeypatch: pytest.MonkeyPatch, game: str, env: str,
         if game == "six_suspects"
         else ROOT / "configs" / game / "quick.yaml"
     )
-    cfg = load_config(base, [f"game.name={env}", *TINY])
+    cfg = load_config(base, [f"game.name={env}", *tiny_run, "eval.opponents=[random]", "opponents=[random]"])
     folder = root / "configs" / game
     folder.mkdir(parents=True)
     (folder / "tiny.yaml").write_text(to_yaml(cfg))
@@ -224,7 +213,7 @@ def test_goal_check_names_a_table_the_heuristic_cannot_be_beaten_at() -> None:
 
 
 def test_accusations_are_reported_for_lady_alice_and_refused_elsewhere(
-    tiny_project: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_project: Path, monkeypatch: pytest.MonkeyPatch, tiny_run: tuple[str, ...]
 ) -> None:
     from parlour.training.config import ConfigError
 
@@ -234,7 +223,7 @@ def test_accusations_are_reported_for_lady_alice_and_refused_elsewhere(
         regenerate(None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c")
     spec.unlink()
 
-    _tiny_game(tiny_project, monkeypatch, "lady_alice", "lady_alice_v1", "seeds: [0]\nshipped_seed: 0\n"
+    _tiny_game(tiny_project, monkeypatch, tiny_run, "lady_alice", "lady_alice_v1", "seeds: [0]\nshipped_seed: 0\n"
                "skip_bots: [search]\naccusations: true\n")  # fmt: skip
     out = tiny_project / "c"
     regenerate(None, train_models=True, progress=False, jobs=1, root=tiny_project, folder=out, figures=out)
@@ -278,13 +267,13 @@ def test_a_plain_function_in_a_file_anywhere_benchmarks_as_a_labelled_partial_ru
 
 
 def test_the_clone_row_is_the_shipped_seeds_network_before_ppo(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tiny_run: tuple[str, ...]
 ) -> None:
     """With a teacher, the spec's shipped seed is also cloned alone: the same network its PPO started from, a row of
     its own in the table."""
     from parlour.baselines.policy_file import read_weights
 
-    _tiny_game(tmp_path, monkeypatch, "six_suspects", "six_suspects_v0", "seeds: [1]\nshipped_seed: 1\n"
+    _tiny_game(tmp_path, monkeypatch, tiny_run, "six_suspects", "six_suspects_v0", "seeds: [1]\nshipped_seed: 1\n"
                "skip_bots: [search, six_suspects_expert, six_suspects_oracle, six_suspects_readout]\n")  # fmt: skip
     config = tmp_path / "configs" / "six_suspects" / "tiny.yaml"
     cfg = load_config(config, ["pretrain.teacher=six_suspects_heuristic", "pretrain.games=3", "pretrain.epochs=1"])

@@ -21,23 +21,11 @@ from parlour.training.stats import iqm  # noqa: E402
 from parlour.training.train import evaluations  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = [
-    "train.total_timesteps=256",
-    "train.n_envs=2",
-    "ppo.n_steps=64",
-    "ppo.batch_size=64",
-    "ppo.n_epochs=1",
-    "ppo.net_arch=[8]",
-    "train.checkpoint_every=128",
-    "train.eval_every=128",
-    "eval.periodic_games=1",
-    "eval.opponents=[random,six_suspects_heuristic]",
-]
 ENV = "six_suspects_v0"
 
 
 @pytest.fixture
-def rl_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def rl_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_run: tuple[str, ...]) -> Path:
     """A project root whose 6 Suspects spec has an rl block of two tiny families, two seeds each, and a two-deal
     scenario of random and heuristic tables."""
     folder = tmp_path / "configs" / "six_suspects"
@@ -46,7 +34,8 @@ def rl_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ("ppo", "rl.yaml", ["opponents=[random]"]),
         ("selfplay", "rl_selfplay.yaml", ["self_play.snapshot_every=128"]),
     ):
-        cfg = load_config(ROOT / "configs" / "six_suspects" / source, [*TINY, *extra])
+        overrides = [*tiny_run, "eval.opponents=[random,six_suspects_heuristic]", *extra]
+        cfg = load_config(ROOT / "configs" / "six_suspects" / source, overrides)
         (folder / f"{family}.yaml").write_text(to_yaml(cfg))
     (folder / "baselines.yaml").write_text(
         f"env: {ENV}\nconfig: configs/six_suspects/ppo.yaml\nscenarios: test\nseeds: [0]\n"
@@ -197,3 +186,11 @@ def test_a_benchmark_compares_with_both_tracks_rows(tmp_path: Path, monkeypatch:
     lines = benchmark.paired_rows(ours, merged, "BASELINES.md")
     row = next(x for x in lines if x.startswith("| mine − rl/ppo@seed0 |"))
     assert "-0.250" in row  # (0 - 2/4 + 1/4 - 1/4) / 2 deals
+
+
+def test_a_game_without_the_part_asked_for_is_refused_naming_those_with_it(rl_project: Path) -> None:
+    with pytest.raises(ValueError, match=r"no rl: block in configs/<game>/baselines.yaml for \['lady_alice_v1'\]; "
+                       r"available: \['six_suspects_v0'\]"):  # fmt: skip
+        rl_track.regenerate(["lady_alice_v1"], train_models=False, progress=False, root=rl_project)
+    with pytest.raises(ValueError, match=r"no exploit: block .* for \['elevenses_v0'\]"):
+        exploit.regenerate(["elevenses_v0"], progress=False, root=rl_project)

@@ -165,6 +165,16 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
     return out
 
 
+def chosen(root: Path, games: list[str] | None, has: Any, what: str) -> list[tuple[str, Path, BaselineSpec]]:
+    """The specs under ``root`` for which ``has(spec)`` holds, in order, limited to ``games`` when given (a game
+    without one is refused, naming ``what`` it lacks and the games that have it)."""
+    table = {env: sp for env, sp in specs(root).items() if has(sp[1])}
+    unknown = sorted(set(games or []) - set(table))
+    if unknown:
+        raise ValueError(f"no {what} in configs/<game>/baselines.yaml for {unknown}; available: {sorted(table)}")
+    return [(env, *table[env]) for env in games or list(table)]
+
+
 def seed_path(env_name: str, seed: int, folder: Path = CHECKPOINTS) -> Path:
     return folder / f"{env_name}_distilled_seed{seed}.json"
 

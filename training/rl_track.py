@@ -39,7 +39,7 @@ from parlour.training.baselines_table import (
     SweepSpec,
     _reference_bots,
     aggregate_rows,
-    specs,
+    chosen,
 )
 from parlour.training.scenarios import benchmark_report, scenario
 from parlour.training.stats import SEED_METHOD, seed_aggregate
@@ -316,15 +316,7 @@ def regenerate(
 
     root = root or Path.cwd()
     runs = runs or root / RUNS
-    table = {env: sp for env, sp in specs(root).items() if sp[1].rl is not None}
-    unknown = sorted(set(games or []) - set(table))
-    if unknown:
-        raise ValueError(
-            f"no rl-track spec (an rl: block in configs/<game>/baselines.yaml) for {unknown}; "
-            f"available: {sorted(table)}"
-        )
-    for env_name in games or list(table):
-        spec_path, spec = table[env_name]
+    for env_name, spec_path, spec in chosen(root, games, lambda sp: sp.rl is not None, "rl: block"):
         rl = spec.rl
         assert rl is not None
         if train_models:
@@ -587,14 +579,9 @@ def regenerate_sweep(
 
     root = root or Path.cwd()
     runs = runs or root / RUNS
-    table = {env: sp for env, sp in specs(root).items() if sp[1].rl is not None and sp[1].rl.sweep is not None}
-    unknown = sorted(set(games or []) - set(table))
-    if unknown:
-        raise ValueError(
-            f"no sweep spec (rl.sweep in configs/<game>/baselines.yaml) for {unknown}; available: {sorted(table)}"
-        )
-    for env_name in games or list(table):
-        result = run_sweep(env_name, table[env_name][1], root, runs, jobs, folder, train_models=train_models)
+    has_sweep = lambda sp: sp.rl is not None and sp.rl.sweep is not None  # noqa: E731
+    for env_name, _, spec in chosen(root, games, has_sweep, "rl.sweep block"):
+        result = run_sweep(env_name, spec, root, runs, jobs, folder, train_models=train_models)
         atomic_write(folder / f"{env_name}_sweep_results.json", json.dumps(result, indent=1) + "\n")
     out = root / "BASELINES.md"
     atomic_write(out, render_all(folder))
