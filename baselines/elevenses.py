@@ -25,13 +25,13 @@ import numpy as np
 from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
 from parlour.baselines.spec import BenchmarkTable, GameSpec
-from parlour.envs.elevenses import rules as R
+from parlour.envs.elevenses import rules
 from parlour.envs.elevenses.env import observation_layout
 
 GAMES = ("elevenses_v0",)
-K = R.NUMBERS
-POS = R.MAX_PLAYERS + 1
-MRS = R.MRS
+K = rules.NUMBERS
+POS = rules.MAX_PLAYERS + 1
+MRS = rules.MRS
 _LAYOUT = observation_layout()
 
 
@@ -60,15 +60,15 @@ class View:
 
     @property
     def murderers(self) -> int:
-        return R.murderers(self.n)
+        return rules.murderers(self.n)
 
 
 def decode(observation: np.ndarray) -> View:
     def field(name: str) -> np.ndarray:
         return observation[_LAYOUT.slices[name]].reshape(_LAYOUT.by_name[name].shape)
 
-    n = int(field("num_players").argmax()) + R.MIN_PLAYERS
-    positions = list(range(n)) + ([MRS] if n < R.MAX_PLAYERS else [])
+    n = int(field("num_players").argmax()) + rules.MIN_PLAYERS
+    positions = list(range(n)) + ([MRS] if n < rules.MAX_PLAYERS else [])
     known = field("known_in_hand")  # back × number × hand
     hand = [(int(o), int(k) + 1) for o, k in zip(*np.nonzero(known[:, :, 0]), strict=True)]
     phase = int(field("phase").argmax())
@@ -76,9 +76,9 @@ def decode(observation: np.ndarray) -> View:
     target = int(field("target").argmax()) if field("target").any() else -1
     turn = int(field("turn_seat").argmax())
     other: list[tuple[int, int]] = []
-    if phase == R.HAM_TAKE and target >= 0:
+    if phase == rules.HAM_TAKE and target >= 0:
         other = [(int(o), int(k) + 1) for o, k in zip(*np.nonzero(known[:, :, target]), strict=True)]
-    elif phase == R.CAKES_TAKE:
+    elif phase == rules.CAKES_TAKE:
         other = [(int(o), int(k) + 1) for o, k in zip(*np.nonzero(known[:, :, turn]), strict=True)]
     up = np.asarray(field("face_up").any(axis=2))
     first = int(field("first").argmax()) if field("first").any() else -1
@@ -105,18 +105,18 @@ def decode(observation: np.ndarray) -> View:
 
 
 def card_action(back: int, number: int) -> int:
-    return R.CARD_BASE + back * K + number - 1
+    return rules.CARD_BASE + back * K + number - 1
 
 
 def card_value(view: View, number: int) -> float:
     """What a card is worth to this seat: its teaspoons if it can be played here, more if its guest wants it."""
-    if number == R.ELEVENSES:
+    if number == rules.ELEVENSES:
         return 5.0  # never given away (it cannot be), kept
     if view.up[0, number - 1]:
         return -1.0  # a copy is face up already: unplayable here
-    items = R.GUESTS[view.guest]
+    items = rules.GUESTS[view.guest]
     bonus = 1.5 if number in items else 0.0
-    return R.TEASPOONS[number - 1] + bonus
+    return rules.TEASPOONS[number - 1] + bonus
 
 
 # ----------------------------------------------------------------------------------------------- beliefs
@@ -217,53 +217,53 @@ class ElevensesHeuristic(Policy):
         among cards (``None``: none)."""
         scores = np.full(len(action_mask), np.nan)
         ph = view.phase
-        if ph == R.TURN:
+        if ph == rules.TURN:
             for back, k in view.hand:
                 a = card_action(back, k)
                 scores[a] = card_value(view, k) + _jitter(rng)
-                if k == R.ELEVENSES:
+                if k == rules.ELEVENSES:
                     scores[a] = 100.0 if self.end_now(view) else -100.0
-            scores[R.REARRANGE] = 0.0
-            scores[R.PASS_TURN] = -50.0
-        elif ph == R.REARRANGE_CARD:
+            scores[rules.REARRANGE] = 0.0
+            scores[rules.PASS_TURN] = -50.0
+        elif ph == rules.REARRANGE_CARD:
             for back, k in view.hand:
                 scores[card_action(back, k)] = -card_value(view, k)
-            scores[R.STOP] = 10.0
-        elif ph in (R.ADD, R.LATE, R.MOVE_TO):
-            scores[R.PLATE_BASE + self.target_plate(view)] = 1.0
-        elif ph == R.MOVE_FROM:
-            scores[R.STOP] = 0.5
-            own = R.PLATE_BASE + 0
+            scores[rules.STOP] = 10.0
+        elif ph in (rules.ADD, rules.LATE, rules.MOVE_TO):
+            scores[rules.PLATE_BASE + self.target_plate(view)] = 1.0
+        elif ph == rules.MOVE_FROM:
+            scores[rules.STOP] = 0.5
+            own = rules.PLATE_BASE + 0
             scores[own] = 2.0 if view.plates[0] > 0 else -1.0
-            if view.effect == R.TARTS and view.plates[0] == 0:  # Tarts must move one: from the emptiest other plate
+            if view.effect == rules.TARTS and view.plates[0] == 0:  # Tarts must move one: from the emptiest other plate
                 for x in view.positions:
-                    scores[R.PLATE_BASE + x] = -view.plates[x]
-        elif ph == R.SWAP_1:
+                    scores[rules.PLATE_BASE + x] = -view.plates[x]
+        elif ph == rules.SWAP_1:
             low = min(view.positions, key=lambda x: view.plates[x])
-            scores[R.STOP] = 0.5
+            scores[rules.STOP] = 0.5
             if view.plates[low] < view.plates[0]:
-                scores[R.PLATE_BASE + 0] = 1.0
-        elif ph == R.SWAP_2:
+                scores[rules.PLATE_BASE + 0] = 1.0
+        elif ph == rules.SWAP_2:
             for x in view.positions:
-                scores[R.PLATE_BASE + x] = -view.plates[x]
-        elif ph == R.LOOK:
+                scores[rules.PLATE_BASE + x] = -view.plates[x]
+        elif ph == rules.LOOK:
             for x in view.positions:
-                scores[R.GUILT_BASE + x] = 0.0 if view.guilt[x].any() else 1.0
-        elif ph == R.CLAIM:
+                scores[rules.GUILT_BASE + x] = 0.0 if view.guilt[x].any() else 1.0
+        elif ph == rules.CLAIM:
             looked = int(np.argmax(observation[_LAYOUT.slices["looked"]]))
             saw_murderer = bool(view.guilt[looked, 1])
             if self.guilty(view):
-                scores[R.CLAIM_MURDERER] = 1.0  # frame whoever it was
+                scores[rules.CLAIM_MURDERER] = 1.0  # frame whoever it was
             else:
-                scores[R.CLAIM_MURDERER if saw_murderer else R.CLAIM_INNOCENT] = 1.0
-        elif ph in (R.CUCUMBER_1, R.CUCUMBER_2):
+                scores[rules.CLAIM_MURDERER if saw_murderer else rules.CLAIM_INNOCENT] = 1.0
+        elif ph in (rules.CUCUMBER_1, rules.CUCUMBER_2):
             scores = self.cucumber(view, ph, scores)
-        elif ph in (R.PASS, R.HAM_GIVE, R.CAKES_GIVE):
+        elif ph in (rules.PASS, rules.HAM_GIVE, rules.CAKES_GIVE):
             for back, k in view.hand:
                 scores[card_action(back, k)] = -card_value(view, k)
-        elif ph in (R.HAM_TAKE, R.CAKES_TAKE):
-            worst = min((card_value(view, k) for _, k in view.hand if k != R.ELEVENSES), default=0.0)
-            scores[R.STOP] = worst
+        elif ph in (rules.HAM_TAKE, rules.CAKES_TAKE):
+            worst = min((card_value(view, k) for _, k in view.hand if k != rules.ELEVENSES), default=0.0)
+            scores[rules.STOP] = worst
             for back, k in view.other_hand:
                 scores[card_action(back, k)] = card_value(view, k)
         return scores
@@ -279,8 +279,8 @@ class ElevensesHeuristic(Policy):
         source = 0 if self.guilty(view) else (int(np.argmax(view.guilt[:, 1])) if view.guilt[:, 1].any() else -1)
         if source < 0 or source == lead:
             source, lead = [x for x in view.positions if x != 0][:2] if view.n > 2 else (view.positions[1], MRS)
-        want = source if ph == R.CUCUMBER_1 else lead
-        scores[R.GUILT_BASE + want] = 1.0
+        want = source if ph == rules.CUCUMBER_1 else lead
+        scores[rules.GUILT_BASE + want] = 1.0
         return scores
 
 
@@ -292,7 +292,18 @@ def _jitter(rng: np.random.Generator | None) -> float:
 #: The phases where the expert weighs every candidate move itself (an action it did not score is never taken); in
 #: the others it follows the rules of thumb, where an unscored action counts 0.
 WEIGHED_PHASES = frozenset(
-    (R.ADD, R.LATE, R.MOVE_FROM, R.MOVE_TO, R.SWAP_1, R.SWAP_2, R.CUCUMBER_1, R.CUCUMBER_2, R.LOOK, R.TURN)
+    (
+        rules.ADD,
+        rules.LATE,
+        rules.MOVE_FROM,
+        rules.MOVE_TO,
+        rules.SWAP_1,
+        rules.SWAP_2,
+        rules.CUCUMBER_1,
+        rules.CUCUMBER_2,
+        rules.LOOK,
+        rules.TURN,
+    )
 )
 
 
@@ -313,40 +324,40 @@ class ElevensesExpert(ElevensesHeuristic):
         ph = view.phase
         p = belief(view)
         scores = np.full(len(action_mask), np.nan)
-        if ph in (R.ADD, R.LATE):
+        if ph in (rules.ADD, rules.LATE):
             for x in view.positions:
                 plates = view.plates.copy()
                 plates[x] += 1
-                scores[R.PLATE_BASE + x] = self.value(view, plates, p, late=ph == R.LATE)
-        elif ph in (R.MOVE_FROM, R.MOVE_TO, R.SWAP_1, R.SWAP_2, R.CUCUMBER_1, R.CUCUMBER_2):
-            moving, guilt = ph in (R.MOVE_FROM, R.MOVE_TO), ph in (R.CUCUMBER_1, R.CUCUMBER_2)
-            first = view.first if ph in (R.MOVE_TO, R.SWAP_2, R.CUCUMBER_2) else -1
+                scores[rules.PLATE_BASE + x] = self.value(view, plates, p, late=ph == rules.LATE)
+        elif ph in (rules.MOVE_FROM, rules.MOVE_TO, rules.SWAP_1, rules.SWAP_2, rules.CUCUMBER_1, rules.CUCUMBER_2):
+            moving, guilt = ph in (rules.MOVE_FROM, rules.MOVE_TO), ph in (rules.CUCUMBER_1, rules.CUCUMBER_2)
+            first = view.first if ph in (rules.MOVE_TO, rules.SWAP_2, rules.CUCUMBER_2) else -1
             pairs = [(a, b) for a, b in permutations(view.positions, 2) if not moving or view.plates[a] > 0]
             evaluate = self._move_value if moving else self._guilt_swap_value if guilt else self._plate_swap_value
-            base = R.GUILT_BASE if guilt else R.PLATE_BASE
+            base = rules.GUILT_BASE if guilt else rules.PLATE_BASE
             for x, v in _best_parts(pairs, first, lambda a, b: evaluate(view, p, a, b)).items():
                 scores[base + x] = v
             if not guilt:  # Biscuits and the plate swap may stop: only for a move that helps
-                scores[R.STOP] = self.value(view, view.plates, p) + 1e-6
-        elif ph == R.LOOK:
+                scores[rules.STOP] = self.value(view, view.plates, p) + 1e-6
+        elif ph == rules.LOOK:
             for x in view.positions:
                 if x != 0:
-                    scores[R.GUILT_BASE + x] = -abs(p[x] - 0.5) - (1.0 if view.guilt[x].any() else 0.0)
-        elif ph == R.CLAIM:
+                    scores[rules.GUILT_BASE + x] = -abs(p[x] - 0.5) - (1.0 if view.guilt[x].any() else 0.0)
+        elif ph == rules.CLAIM:
             return self.claim(view, observation, p)
-        elif ph == R.TURN:
+        elif ph == rules.TURN:
             chance = self.value(view, view.plates, p, late=True)
             for back, k in view.hand:
                 a = card_action(back, k)
                 if not action_mask[a]:
                     continue
-                if k == R.ELEVENSES:
+                if k == rules.ELEVENSES:
                     scores[a] = 100.0 if chance >= self.end_threshold else -100.0
                 else:
                     gain = self.gain(view, k, p)
                     scores[a] = card_value(view, k) + self.gain_weight * gain + _jitter(rng)
-            scores[R.REARRANGE] = 0.0
-            scores[R.PASS_TURN] = -50.0
+            scores[rules.REARRANGE] = 0.0
+            scores[rules.PASS_TURN] = -50.0
         else:
             return super().scores(view, observation, action_mask, rng)
         return scores
@@ -360,14 +371,14 @@ class ElevensesExpert(ElevensesHeuristic):
         """How much the card's special action could raise :meth:`value` (cubes and Guilt cards; 0 for the rest)."""
         now = self.value(view, view.plates, p)
         pos = view.positions
-        if number in (R.SCONES, R.CANAPES):
+        if number in (rules.SCONES, rules.CANAPES):
             plates = view.plates.copy()
-            for _ in range(2 if number == R.SCONES else 1):
+            for _ in range(2 if number == rules.SCONES else 1):
                 plates[max(pos, key=lambda x: self._plus_one(view, plates, p, x))] += 1
             return self.value(view, plates, p) - now
-        if number in (R.BISCUITS, R.TARTS):
+        if number in (rules.BISCUITS, rules.TARTS):
             plates, best = view.plates.copy(), now
-            for _ in range(2 if number == R.BISCUITS else 1):
+            for _ in range(2 if number == rules.BISCUITS else 1):
                 moves = [(a, b) for a in pos for b in pos if a != b and plates[a] > 0]
                 if not moves:
                     break
@@ -378,13 +389,13 @@ class ElevensesExpert(ElevensesHeuristic):
                     trial[b] += 1
                     options.append((self.value(view, trial, p), a, b))
                 v, a, b = max(options)
-                if number == R.BISCUITS and v <= best:
+                if number == rules.BISCUITS and v <= best:
                     break
                 plates[a] -= 1
                 plates[b] += 1
                 best = v
             return best - now
-        if number == R.CUCUMBER:
+        if number == rules.CUCUMBER:
             swaps = _best_parts(list(permutations(pos, 2)), -1, lambda a, b: self._guilt_swap_value(view, p, a, b))
             return max(swaps.values()) - now
         return 0.0
@@ -416,7 +427,7 @@ class ElevensesExpert(ElevensesHeuristic):
         plates = plates.copy()
         if late:
             rank = sorted(range(view.n), key=lambda x: (-view.tea[x], x))
-            cubes = R.PLACE_CUBES[view.n][rank.index(0)]
+            cubes = rules.PLACE_CUBES[view.n][rank.index(0)]
             for _ in range(cubes):
                 best = max(view.positions, key=lambda x: self._plus_one(view, plates, p, x))
                 plates[best] += 1
@@ -425,15 +436,15 @@ class ElevensesExpert(ElevensesHeuristic):
     def claim(self, view: View, observation: np.ndarray, p: np.ndarray) -> np.ndarray:
         looked = int(np.argmax(observation[_LAYOUT.slices["looked"]]))
         saw_murderer = bool(view.guilt[looked, 1])
-        scores = np.full(R.NUM_ACTIONS, np.nan)
+        scores = np.full(rules.NUM_ACTIONS, np.nan)
         if p[0] >= 0.5 and not saw_murderer:
             # A murderer frames an innocent who already draws suspicion, else keeps quiet.
             lead = max(view.plates[x] for x in view.positions if x != 0)
-            scores[R.CLAIM_MURDERER if view.plates[looked] >= lead else R.SILENT] = 1.0
+            scores[rules.CLAIM_MURDERER if view.plates[looked] >= lead else rules.SILENT] = 1.0
         elif p[0] >= 0.5:
-            scores[R.SILENT] = 1.0  # the other murderer (five players): no need to expose a partner
+            scores[rules.SILENT] = 1.0  # the other murderer (five players): no need to expose a partner
         else:
-            scores[R.CLAIM_MURDERER if saw_murderer else R.CLAIM_INNOCENT] = 1.0
+            scores[rules.CLAIM_MURDERER if saw_murderer else rules.CLAIM_INNOCENT] = 1.0
         return scores
 
 
@@ -483,7 +494,7 @@ def options_features(observation: np.ndarray, action_mask: np.ndarray) -> np.nda
     expert = ElevensesExpert()
     s = expert.filled(view, expert.scores(view, observation, action_mask, None))
     s = np.where(action_mask.astype(bool), s, -np.inf)
-    out = np.zeros((2, R.NUM_ACTIONS), np.float32)
+    out = np.zeros((2, rules.NUM_ACTIONS), np.float32)
     if np.isfinite(s).any():
         rel = s - s.max()
         out[0] = np.clip(1.0 + rel, 0.0, 1.0)
@@ -491,7 +502,7 @@ def options_features(observation: np.ndarray, action_mask: np.ndarray) -> np.nda
     return out.ravel()
 
 
-OPTIONS_SIZE = 2 * R.NUM_ACTIONS
+OPTIONS_SIZE = 2 * rules.NUM_ACTIONS
 
 
 class ElevensesReadout(FeatureReadout):
@@ -503,7 +514,7 @@ class ElevensesReadout(FeatureReadout):
     features = ("elevenses_options",)
 
     def scores(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        f = options_features(observation, action_mask).reshape(2, R.NUM_ACTIONS)
+        f = options_features(observation, action_mask).reshape(2, rules.NUM_ACTIONS)
         return np.asarray(f[0] + f[1], float)
 
 
@@ -511,7 +522,7 @@ class ElevensesReadout(FeatureReadout):
 PLAYOUT_RANDOM = 0.3
 
 
-def rollout_action(state: R.ElevensesState, u: float) -> int:
+def rollout_action(state: rules.ElevensesState, u: float) -> int:
     """A fast playout policy on the rules state (for the search bot): mostly the heuristic's rules of thumb --
     the most teaspoons, cubes onto the plate that leads (never one's own), cubes off one's own plate, the 11 when
     one's own plate does not lead -- and sometimes a random legal action."""
@@ -521,28 +532,28 @@ def rollout_action(state: R.ElevensesState, u: float) -> int:
     s, ph, n = state.current, state.phase, state.n
 
     def plate_action(pos: int) -> int:
-        return R.PLATE_BASE + state.rel_of(pos, s)
+        return rules.PLATE_BASE + state.rel_of(pos, s)
 
     others = [x for x in range(state.positions) if x != s]
     lead = max(others, key=lambda x: state.plates[x])
-    if ph == R.TURN:
+    if ph == rules.TURN:
         cards = [c for c in state.hands[s] if state.playable(s, c)]
-        if any(R.number(c) == R.ELEVENSES for c in cards):
+        if any(rules.number(c) == rules.ELEVENSES for c in cards):
             if state.plates[s] < state.plates[lead]:
-                return R.card_action(next(c for c in cards if R.number(c) == R.ELEVENSES), s, n)
-            cards = [c for c in cards if R.number(c) != R.ELEVENSES]
+                return rules.card_action(next(c for c in cards if rules.number(c) == rules.ELEVENSES), s, n)
+            cards = [c for c in cards if rules.number(c) != rules.ELEVENSES]
         if cards:
-            return R.card_action(max(cards, key=lambda c: R.TEASPOONS[R.number(c) - 1]), s, n)
-    elif ph in (R.ADD, R.LATE) or (ph == R.MOVE_TO and lead != state.first):
+            return rules.card_action(max(cards, key=lambda c: rules.TEASPOONS[rules.number(c) - 1]), s, n)
+    elif ph in (rules.ADD, rules.LATE) or (ph == rules.MOVE_TO and lead != state.first):
         if plate_action(lead) in legal:
             return plate_action(lead)
-    elif ph == R.MOVE_FROM:
+    elif ph == rules.MOVE_FROM:
         if state.plates[s] > 0:
             return plate_action(s)
-        if R.STOP in legal:
-            return R.STOP
-    elif ph == R.REARRANGE_CARD and R.STOP in legal:
-        return R.STOP
+        if rules.STOP in legal:
+            return rules.STOP
+    elif ph == rules.REARRANGE_CARD and rules.STOP in legal:
+        return rules.STOP
     return legal[int((u - PLAYOUT_RANDOM) / (1 - PLAYOUT_RANDOM) * len(legal)) % len(legal)]
 
 

@@ -23,17 +23,17 @@ import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
 from parlour.baselines.spec import BenchmarkTable, GameSpec
-from parlour.envs.goes_to_eleven import rules as R
+from parlour.envs.goes_to_eleven import rules
 from parlour.envs.goes_to_eleven.env import observation_layout
 from parlour.envs.layout import keyword_for_size
 
 GAMES = ("goes_to_eleven_v0",)
-K = R.NUM_KINDS
+K = rules.NUM_KINDS
 
 
 @cache
 def _piles_for_size(size: int) -> int:
-    return keyword_for_size(observation_layout, size, range(1, R.MAX_PILES_LIMIT + 1), GAMES[0])
+    return keyword_for_size(observation_layout, size, range(1, rules.MAX_PILES_LIMIT + 1), GAMES[0])
 
 
 @dataclass
@@ -80,7 +80,7 @@ def decode(observation: np.ndarray) -> View:
     mp = _piles_for_size(len(observation))
     d = observation_layout(mp).decode(observation)
     n = int(d["num_players"].argmax()) + 2
-    deck = _counts(d["deck"], R.MAX_KIND_COUNT)
+    deck = _counts(d["deck"], rules.MAX_KIND_COUNT)
     total = sum(deck)
     present = np.flatnonzero(d["pile_present"])
     values, tops = d["pile_value"][present].argmax(axis=1).tolist(), d["pile_top"][present].argmax(axis=1).tolist()
@@ -96,13 +96,13 @@ def decode(observation: np.ndarray) -> View:
         n=n,
         max_piles=mp,
         phase=int(d["phase"].argmax()),
-        hand=_counts(d["hand"], R.HAND_SIZE),
+        hand=_counts(d["hand"], rules.HAND_SIZE),
         piles=piles,
         pending=pending,
         pending_size=pending_size,
         new_pile=bool(d["new_pile"][0]),
         collected=_counts(d["collected"][:n], total),
-        hand_size=_counts(d["hand_size"][:n], R.HAND_SIZE),
+        hand_size=_counts(d["hand_size"][:n], rules.HAND_SIZE),
         draw=int(round(d["draw_size"][0] * total)),
         played=_counts(d["played"], np.asarray(deck)),
         deck=deck,
@@ -115,9 +115,9 @@ def decode(observation: np.ndarray) -> View:
 def result_of(view: View, target: int, kind: int) -> tuple[int, int, int]:
     """``(value, top, size)`` of the pile after playing ``kind`` on slot ``target`` (``max_piles``: a new pile)."""
     value, _, size = view.piles.get(target, (0, -1, 0))
-    if kind == R.ELEVEN:
-        value = R.TARGET
-    elif kind == R.QUIET:
+    if kind == rules.ELEVEN:
+        value = rules.TARGET
+    elif kind == rules.QUIET:
         value = 0
     else:
         value += kind + 1
@@ -158,23 +158,25 @@ class GoesToElevenHeuristic(Policy):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         view = decode(observation)
         legal = np.flatnonzero(action_mask)
-        gb = R.give_base(view.max_piles)
-        if view.phase == R.GIVE:
+        gb = rules.give_base(view.max_piles)
+        if view.phase == rules.GIVE:
             return gb + closest_to_winning(view, rng) - 1
-        if view.phase == R.ANSWER:
-            return R.quiet_action(view.max_piles) if action_mask[R.quiet_action(view.max_piles)] else int(legal[0])
+        if view.phase == rules.ANSWER:
+            return (
+                rules.quiet_action(view.max_piles) if action_mask[rules.quiet_action(view.max_piles)] else int(legal[0])
+            )
         score: dict[int, float] = {}
         for a in legal:
             target, kind = divmod(int(a), K)
             value, _, size = result_of(view, target, kind)
-            if value == R.TARGET:
+            if value == rules.TARGET:
                 mine = view.pick_on_me and view.pick == 0
                 score[int(a)] = -size if mine else size
-            elif value > R.TARGET:
+            elif value > rules.TARGET:
                 score[int(a)] = -2.0 * size
             else:
                 easy = 2 <= value <= 10  # one number card finishes it
-                score[int(a)] = -0.5 * size * easy - (self.quiet_cost if kind == R.QUIET else 0.0)
+                score[int(a)] = -0.5 * size * easy - (self.quiet_cost if kind == rules.QUIET else 0.0)
         return choose_best(_scores_over_legal(action_mask, score), action_mask, rng)
 
 
@@ -190,9 +192,9 @@ def p_holds(unseen: list[int], hand: int, kinds: set[int]) -> float:
 
 def finishers(value: int, top: int) -> set[int]:
     """The kinds that take a pile at rest to exactly 11 in one play."""
-    need = R.TARGET - value
-    kinds = {R.ELEVEN}
-    if 1 <= need <= R.NUM_NUMBERS and need - 1 != top:
+    need = rules.TARGET - value
+    kinds = {rules.ELEVEN}
+    if 1 <= need <= rules.NUM_NUMBERS and need - 1 != top:
         kinds.add(need - 1)
     return kinds
 
@@ -211,16 +213,16 @@ class GoesToElevenExpert(Policy):
         view = decode(observation)
         legal = np.flatnonzero(action_mask)
         mp = view.max_piles
-        if view.phase == R.GIVE:
-            return R.give_base(mp) + closest_to_winning(view, rng) - 1
-        if view.phase == R.ANSWER:
-            quiet = R.quiet_action(mp)
+        if view.phase == rules.GIVE:
+            return rules.give_base(mp) + closest_to_winning(view, rng) - 1
+        if view.phase == rules.ANSWER:
+            quiet = rules.quiet_action(mp)
             if not action_mask[quiet]:
                 return int(legal[0])
             receivers = likely_receivers(view, view.eleven_player)
             if 0 in receivers or view.pending_size + 1 >= self.answer_size:
                 return quiet
-            return R.pass_action(mp)
+            return rules.pass_action(mp)
         unseen = view.unseen
         nxt = view.next_seat(0)
         h_next = view.hand_size[nxt] if nxt != 0 else 0
@@ -228,7 +230,7 @@ class GoesToElevenExpert(Policy):
         receivers = likely_receivers(view, nxt)
         my_share = (1.0 / len(receivers)) if 0 in receivers else 0.0
         others_cards = sum(view.hand_size[1:])
-        p_answer = p_holds(unseen, others_cards, {R.QUIET})
+        p_answer = p_holds(unseen, others_cards, {rules.QUIET})
         i_hold_pick = view.pick_on_me and view.pick == 0
         risk = {j: p_holds(unseen, h_next, finishers(v, t)) * s * my_share for j, (v, t, s) in view.piles.items()}
         base_risk = sum(risk.values())
@@ -237,19 +239,19 @@ class GoesToElevenExpert(Policy):
             target, kind = divmod(int(a), K)
             value, top, size = result_of(view, target, kind)
             after = base_risk - risk.get(target, 0.0)
-            if value == R.TARGET:
+            if value == rules.TARGET:
                 gain = -size if i_hold_pick else float(size)
-                if kind == R.ELEVEN:
+                if kind == rules.ELEVEN:
                     gain = (1 - p_answer) * gain - p_answer * (size + 1)
                 s = gain
-            elif value > R.TARGET:
+            elif value > rules.TARGET:
                 s = -float(size)
             else:
                 s = -p_holds(unseen, h_next, finishers(value, top)) * size * my_share
             s -= after
-            if kind == R.ELEVEN:
+            if kind == rules.ELEVEN:
                 s -= self.eleven_value
-            elif kind == R.QUIET:
+            elif kind == rules.QUIET:
                 s -= self.quiet_value
             score[int(a)] = s
         return choose_best(_scores_over_legal(action_mask, score), action_mask, rng)
@@ -261,7 +263,7 @@ class GoesToElevenExpert(Policy):
 PLAYOUT_EXPLORE = 0.3
 
 
-def rollout_action(state: R.GoesToElevenState, u: float) -> int:
+def rollout_action(state: rules.GoesToElevenState, u: float) -> int:
     """A fast playout policy on the rules state (for the search bot): mostly the rule of thumb -- make 11 when
     possible, give piles to the player with the fewest cards, answer every Eleven it can, never spend a special
     card idly, else at random -- and a uniformly random legal action ``PLAYOUT_EXPLORE`` of the time."""
@@ -270,18 +272,18 @@ def rollout_action(state: R.GoesToElevenState, u: float) -> int:
         return int(legal[int(u / PLAYOUT_EXPLORE * len(legal))])
     u = (u - PLAYOUT_EXPLORE) / (1 - PLAYOUT_EXPLORE)
     mp = state.options.max_piles
-    if state.phase == R.GIVE:
+    if state.phase == rules.GIVE:
         me, n = state.current, state.n
         others = [(state.collected[s], (s - me) % n) for s in range(n) if s != me]
-        return R.give_base(mp) + min(others)[1] - 1
-    if state.phase == R.ANSWER:
-        return R.quiet_action(mp) if state.hands[state.current][R.QUIET] else R.pass_action(mp)
+        return rules.give_base(mp) + min(others)[1] - 1
+    if state.phase == rules.ANSWER:
+        return rules.quiet_action(mp) if state.hands[state.current][rules.QUIET] else rules.pass_action(mp)
     legal = state.legal_mask().nonzero()[0]
     plain: list[int] = []
     for a in legal:
         target, kind = divmod(int(a), K)
-        if kind < R.NUM_NUMBERS:
-            if target < mp and state.pile_value[target] + kind + 1 == R.TARGET:
+        if kind < rules.NUM_NUMBERS:
+            if target < mp and state.pile_value[target] + kind + 1 == rules.TARGET:
                 return int(a)
             plain.append(int(a))
     choices = plain or [int(a) for a in legal]

@@ -22,12 +22,12 @@ from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
 from parlour.baselines.search import Horizon
 from parlour.baselines.spec import BenchmarkTable, GameSpec
-from parlour.envs.lady_alice import rules as R
+from parlour.envs.lady_alice import rules
 from parlour.envs.lady_alice.env import observation_layout
 from parlour.envs.layout import keyword_for_size
 
 GAMES = ("lady_alice_v1", "lady_alice_v0")
-C, K, P = R.NUM_CLUES, R.NUM_CATEGORIES, R.PER_CATEGORY
+C, K, P = rules.NUM_CLUES, rules.NUM_CATEGORIES, rules.PER_CATEGORY
 
 
 @cache
@@ -39,7 +39,7 @@ def value_scores(p: float, sure: float) -> list[float]:
     """Scores of the counter values 0, 1, 2 for a clue of probability ``p``: 2 when at least ``sure``, 1 when
     likelier than not, else a zero (a decoy)."""
     want = 2 if p >= sure else 1 if p >= 0.5 else 0
-    return [-abs(v - want) for v in R.COUNTER_VALUES]
+    return [-abs(v - want) for v in rules.COUNTER_VALUES]
 
 
 @dataclass
@@ -68,7 +68,7 @@ def decode(observation: np.ndarray) -> View:
     def field(name: str) -> np.ndarray:  # a view, not a copy: bots call this for every decision
         return observation[lay.slices[name]].reshape(lay.by_name[name].shape)
 
-    n = int(field("num_players").argmax()) + R.MIN_PLAYERS
+    n = int(field("num_players").argmax()) + rules.MIN_PLAYERS
     sus = field("suspicions")
     sus = sus[sus[:, C:].any(axis=1)]  # the rows of suspicions made, in order
     clues = np.nonzero(sus[:, :C])[1].reshape(len(sus), K)  # four clues a suspicion
@@ -77,15 +77,15 @@ def decode(observation: np.ndarray) -> View:
     acc = field("accusations")
     for row in acc[acc[:, K + C :].any(axis=1)]:
         verdicts.append((tuple(np.flatnonzero(row[K : K + C]).tolist()), int(row[K + C :].argmax())))
-    count = np.rint((field("face_down").sum(axis=0) + field("revealed").sum(axis=(0, 2))) * R.MAX_PLAYERS)
+    count = np.rint((field("face_down").sum(axis=0) + field("revealed").sum(axis=(0, 2))) * rules.MAX_PLAYERS)
     covered = field("covered") > 0
     partial, place, missing = field("partial"), field("place_clue"), field("accusation_missing")
     return View(
         n=n,
         phase=int(field("phase").argmax()),
         own=int(field("own_evidence").argmax()),
-        left=np.rint(field("counters_left") * R.COUNTERS_PER_VALUE).astype(int).tolist(),
-        own_counters=np.rint(field("own_counters") * R.COUNTERS_PER_VALUE).astype(int),
+        left=np.rint(field("counters_left") * rules.COUNTERS_PER_VALUE).astype(int).tolist(),
+        own_counters=np.rint(field("own_counters") * rules.COUNTERS_PER_VALUE).astype(int),
         covered=covered,
         partial=np.flatnonzero(partial).tolist(),
         place_clue=int(place.argmax()) if place.any() else -1,
@@ -120,33 +120,33 @@ class LadyAliceHeuristic(Policy):
         view = decode(observation)
         rating = self.ratings(view)
         scores = np.full(len(action_mask), -np.inf)
-        if view.phase in (R.SUSPECT, R.ACCUSING):
-            if view.phase == R.ACCUSING and view.n == 3 and view.missing < 0:
+        if view.phase in (rules.SUSPECT, rules.ACCUSING):
+            if view.phase == rules.ACCUSING and view.n == 3 and view.missing < 0:
                 lows = [rating[k * P : (k + 1) * P].max() for k in range(K)]
-                scores[R.MISSING_BASE : R.NUM_ACTIONS] = -np.array(lows)
+                scores[rules.MISSING_BASE : rules.NUM_ACTIONS] = -np.array(lows)
             else:
                 scores[:C] = rating
             return _best(scores, action_mask, rng)
-        if view.phase == R.PLACE:
-            scores[R.VALUE_BASE : R.PASS] = value_scores(rating[view.place_clue], sure=0.99)
+        if view.phase == rules.PLACE:
+            scores[rules.VALUE_BASE : rules.PASS] = value_scores(rating[view.place_clue], sure=0.99)
             return _best(scores, action_mask, rng)
         # Deductions: accuse a full verdict, else a counter on the own card or a promising clue, else pass.
-        need = R.smiles_needed(view.n)
+        need = rules.smiles_needed(view.n)
         for clues, smiles in view.verdicts:
-            if smiles == need and len(clues) == K and view.n != 3 and action_mask[R.ACCUSE]:
-                return R.ACCUSE
+            if smiles == need and len(clues) == K and view.n != 3 and action_mask[rules.ACCUSE]:
+                return rules.ACCUSE
         mine = view.own_counters.sum(axis=1) > 0
         candidates = np.flatnonzero(view.open_space & ~mine & (rating >= 0.5))
         if len(candidates) and sum(view.left[1:]) and action_mask[candidates].any():
             scores[candidates] = rating[candidates]
             return _best(scores, action_mask, rng)
-        return R.PASS
+        return rules.PASS
 
 
 def solution_probabilities(view: View) -> tuple[np.ndarray, np.ndarray]:
     """The consistent solutions as rows of clue membership (solutions × 32) and each clue's probability of being
     in the solution (all consistent solutions are equally likely)."""
-    member = R.membership(view.n)[R.consistent_mask(view.n, view.own, view.verdicts)]
+    member = rules.membership(view.n)[rules.consistent_mask(view.n, view.own, view.verdicts)]
     return member, member.mean(axis=0)
 
 
@@ -163,23 +163,23 @@ class LadyAliceExpert(Policy):
         view = decode(observation)
         member, prob = solution_probabilities(view)
         scores = np.full(len(action_mask), -np.inf)
-        if view.phase == R.SUSPECT:
+        if view.phase == rules.SUSPECT:
             return self._suspect(view, member, action_mask, rng)
-        if view.phase == R.ACCUSING:
+        if view.phase == rules.ACCUSING:
             target = self.accusation(view, member)
             if view.n == 3 and view.missing < 0:
                 missing = target[0] if target else int(np.argmin([prob[k * P : (k + 1) * P].sum() for k in range(K)]))
-                return R.MISSING_BASE + missing
+                return rules.MISSING_BASE + missing
             scores[:C] = prob
             if target:
                 scores[list(target[1])] += 10.0
             return _best(scores, action_mask, rng)
-        if view.phase == R.PLACE:
-            scores[R.VALUE_BASE : R.PASS] = value_scores(prob[view.place_clue], sure=0.95)
+        if view.phase == rules.PLACE:
+            scores[rules.VALUE_BASE : rules.PASS] = value_scores(prob[view.place_clue], sure=0.95)
             return _best(scores, action_mask, rng)
         # Deductions.
-        if self.accusation(view, member) is not None and action_mask[R.ACCUSE]:
-            return R.ACCUSE
+        if self.accusation(view, member) is not None and action_mask[rules.ACCUSE]:
+            return rules.ACCUSE
         mine = view.own_counters.sum(axis=1) > 0
         placeable = view.open_space & ~mine & action_mask[:C].astype(bool)
         if view.left[2] and (placeable & (prob >= 0.95)).any():
@@ -191,7 +191,7 @@ class LadyAliceExpert(Policy):
         if view.left[0] and (placeable & (prob <= 0.15)).any() and rng.random() < self.bluff_rate:
             scores[:C] = np.where(placeable & (prob <= 0.15), -prob, -np.inf)
             return _best(scores, action_mask, rng)
-        return R.PASS
+        return rules.PASS
 
     def accusation(self, view: View, member: np.ndarray) -> tuple[int, tuple[int, ...]] | None:
         """``(missing category, clues)`` when every consistent solution (rows of ``member``) agrees on a winning
@@ -231,7 +231,7 @@ def suspicion_information(view: View, member: np.ndarray, max_worlds: int, rng: 
     for k in range(k0, K):
         block = member[:, k * P : (k + 1) * P].astype(np.int16)
         smiles = (smiles[:, :, None] + block[:, None, :]).reshape(len(member), -1)
-    counts = np.stack([(smiles == s).sum(axis=0) for s in range(R.MAX_PLAYERS + 1)])
+    counts = np.stack([(smiles == s).sum(axis=0) for s in range(rules.MAX_PLAYERS + 1)])
     p = counts / max(1, len(member))
     with np.errstate(divide="ignore", invalid="ignore"):
         entropy = -(np.where(p > 0, p * np.log(p), 0.0)).sum(axis=0)
@@ -249,7 +249,7 @@ def belief_features(observation: np.ndarray) -> np.ndarray:
         return np.zeros(BELIEF_SIZE, np.float32)
     absent = np.array([1.0 - member[:, k * P : (k + 1) * P].any(axis=1).mean() for k in range(K)])
     certain = float(LadyAliceExpert().accusation(view, member) is not None)
-    share = np.log(len(member)) / np.log(len(R.membership(view.n)))
+    share = np.log(len(member)) / np.log(len(rules.membership(view.n)))
     return np.concatenate([prob, absent, [certain, share]]).astype(np.float32)
 
 
@@ -263,14 +263,14 @@ def inquiry_features(observation: np.ndarray) -> np.ndarray:
     function of the observation alone."""
     view = decode(observation)
     out = np.zeros(C, np.float32)
-    if view.phase != R.SUSPECT:
+    if view.phase != rules.SUSPECT:
         return out
     member, _ = solution_probabilities(view)
     if len(member) == 0:
         return out
     k0 = len(view.partial)
     info = suspicion_information(view, member, LadyAliceExpert.max_worlds, np.random.default_rng(INQUIRY_SEED))
-    out[k0 * P : (k0 + 1) * P] = info / np.log(R.MAX_PLAYERS + 1)
+    out[k0 * P : (k0 + 1) * P] = info / np.log(rules.MAX_PLAYERS + 1)
     return out
 
 
@@ -289,19 +289,19 @@ class LadyAliceReadout(FeatureReadout):
     features = ("lady_alice_belief", "lady_alice_inquiry")
 
     def scores(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        s = np.full(R.NUM_ACTIONS, -np.inf)
+        s = np.full(rules.NUM_ACTIONS, -np.inf)
         phase = decode(observation).phase
-        if phase == R.SUSPECT:
+        if phase == rules.SUSPECT:
             s[:C] = inquiry_features(observation)
             return s
         belief = belief_features(observation)
-        if phase == R.DEDUCE:
-            s[R.PASS] = 0.0
+        if phase == rules.DEDUCE:
+            s[rules.PASS] = 0.0
             if belief[C + K] >= 0.5:  # every consistent solution agrees: a winning accusation
-                s[R.ACCUSE] = 1.0
-        elif phase == R.ACCUSING:
+                s[rules.ACCUSE] = 1.0
+        elif phase == rules.ACCUSING:
             s[:C] = belief[:C]
-            s[R.MISSING_BASE : R.MISSING_BASE + K] = belief[C : C + K]
+            s[rules.MISSING_BASE : rules.MISSING_BASE + K] = belief[C : C + K]
         return s
 
 
@@ -309,21 +309,21 @@ class LadyAliceReadout(FeatureReadout):
 PLAYOUT_PASS = 0.8
 
 
-def rollout_action(state: R.LadyAliceState, u: float) -> int:
+def rollout_action(state: rules.LadyAliceState, u: float) -> int:
     """A fast playout policy on the rules state (for the search bot): random suspicions, mostly passing, an
     occasional random counter, never an accusation (a random one only gets its maker excluded)."""
-    if state.phase == R.DEDUCE:
+    if state.phase == rules.DEDUCE:
         if u < PLAYOUT_PASS:
-            return R.PASS
+            return rules.PASS
         options = [c for c in range(C) if state.open[c]] if sum(state.left[state.current]) else []
         if not options:
-            return R.PASS
+            return rules.PASS
         return options[int((u - PLAYOUT_PASS) / (1 - PLAYOUT_PASS) * len(options))]
     legal = state.legal_actions()
     return legal[int(u * len(legal))]
 
 
-def finish(state: R.LadyAliceState) -> list[float] | None:
+def finish(state: rules.LadyAliceState) -> list[float] | None:
     """Score a playout at the horizon as the turn cap would."""
     return state.truncate()
 

@@ -22,7 +22,7 @@ import numpy as np
 from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
 from parlour.baselines.spec import BenchmarkTable, GameSpec
-from parlour.envs.six_suspects import rules as R
+from parlour.envs.six_suspects import rules
 from parlour.envs.six_suspects.env import OBSERVATION_LAYOUT
 
 if TYPE_CHECKING:
@@ -30,19 +30,19 @@ if TYPE_CHECKING:
 
 GAMES = ("six_suspects_v0",)
 _SEEN = OBSERVATION_LAYOUT["seen_cards"]
-_VOTES = slice(R.VOTE_BASE, R.NUM_ACTIONS)
-_PEEKS = slice(0, R.NUM_POSITIONS)
+_VOTES = slice(rules.VOTE_BASE, rules.NUM_ACTIONS)
+_PEEKS = slice(0, rules.NUM_POSITIONS)
 
 
 def known_cards(observation: np.ndarray) -> dict[int, int]:
     """Position -> card id for every card this seat has seen (decoded through the observation layout)."""
-    seen = observation[_SEEN].reshape(R.NUM_POSITIONS, R.NUM_CARDS)
+    seen = observation[_SEEN].reshape(rules.NUM_POSITIONS, rules.NUM_CARDS)
     rows = np.flatnonzero(seen.any(axis=1))
     return {int(p): int(seen[p].argmax()) for p in rows}
 
 
 def _scores(values: np.ndarray, legal: np.ndarray, part: slice) -> np.ndarray:
-    scores = np.full(R.NUM_ACTIONS, -np.inf)
+    scores = np.full(rules.NUM_ACTIONS, -np.inf)
     scores[part] = values
     return np.where(legal.astype(bool), scores, -np.inf)
 
@@ -54,35 +54,35 @@ class SixSuspectsHeuristic(Policy):
     #: Announce once this many cards have been seen.
     announce_after_seen = 6
 
-    def __init__(self, plain_values: tuple[int, ...] = R.DEFAULT_PLAIN_VALUES) -> None:
+    def __init__(self, plain_values: tuple[int, ...] = rules.DEFAULT_PLAIN_VALUES) -> None:
         self.plain_values = plain_values
 
     def estimates(self, known: dict[int, int]) -> np.ndarray:
         unknown_value = float(np.mean(self.plain_values))
-        totals = np.zeros(R.NUM_SUSPECTS)
-        for c in range(R.NUM_SUSPECTS):
-            cards = [known.get(c), known.get(c + R.NUM_SUSPECTS)]
-            if R.POLICE in cards:
+        totals = np.zeros(rules.NUM_SUSPECTS)
+        for c in range(rules.NUM_SUSPECTS):
+            cards = [known.get(c), known.get(c + rules.NUM_SUSPECTS)]
+            if rules.POLICE in cards:
                 totals[c] = -np.inf
-            elif R.DIAMOND in cards:
+            elif rules.DIAMOND in cards:
                 totals[c] = 9.5
             else:
                 for card in cards:
-                    if card is None or card in (R.TORCH_LEFT, R.TORCH_RIGHT, R.MIRROR):
+                    if card is None or card in (rules.TORCH_LEFT, rules.TORCH_RIGHT, rules.MIRROR):
                         totals[c] += unknown_value
-                    elif card == R.SWAP:
-                        totals[c] += R.SWAP_VALUE_HALVES / 2
+                    elif card == rules.SWAP:
+                        totals[c] += rules.SWAP_VALUE_HALVES / 2
                     else:
-                        totals[c] += self.plain_values[card - R.PLAIN_CARDS[0]]
+                        totals[c] += self.plain_values[card - rules.PLAIN_CARDS[0]]
         return totals
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         known = known_cards(observation)
-        if action_mask[R.VOTE_BASE]:
+        if action_mask[rules.VOTE_BASE]:
             return choose_best(_scores(self.estimates(known), action_mask, _VOTES), action_mask, rng)
-        if action_mask[R.ANNOUNCE] and len(known) >= self.announce_after_seen:
-            return R.ANNOUNCE
-        unseen = np.array([0.0 if p in known else 1.0 for p in range(R.NUM_POSITIONS)])
+        if action_mask[rules.ANNOUNCE] and len(known) >= self.announce_after_seen:
+            return rules.ANNOUNCE
+        unseen = np.array([0.0 if p in known else 1.0 for p in range(rules.NUM_POSITIONS)])
         return choose_best(_scores(unseen, action_mask, _PEEKS), action_mask, rng)
 
 
@@ -91,13 +91,13 @@ class SixSuspectsExpert(Policy):
     games = GAMES
 
     #: Enumerate every consistent arrangement when there are at most this many; sample this many otherwise.
-    max_worlds = R.MAX_WORLDS
+    max_worlds = rules.MAX_WORLDS
     #: Announce when the likeliest culprit is at least this likely ...
     announce_confidence = 0.8
     #: ... or when no single peek is expected to raise that probability by more than this.
     min_peek_gain = 0.02
 
-    def __init__(self, plain_values: tuple[int, ...] = R.DEFAULT_PLAIN_VALUES) -> None:
+    def __init__(self, plain_values: tuple[int, ...] = rules.DEFAULT_PLAIN_VALUES) -> None:
         self.plain_values = plain_values
         self._cache: OrderedDict[tuple[tuple[int, int], ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
 
@@ -107,9 +107,9 @@ class SixSuspectsExpert(Policy):
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        layouts = R.consistent_layouts(known, rng, self.max_worlds)
-        culprits = R.culprits_many(layouts, self.plain_values)
-        if factorial(R.NUM_POSITIONS - len(known)) > self.max_worlds:
+        layouts = rules.consistent_layouts(known, rng, self.max_worlds)
+        culprits = rules.culprits_many(layouts, self.plain_values)
+        if factorial(rules.NUM_POSITIONS - len(known)) > self.max_worlds:
             # A sample: drawn afresh from this decision's rng, never reused, so that what the bot does in a game
             # does not depend on the games this instance played before (evaluations compose in any order).
             return layouts, culprits
@@ -120,7 +120,7 @@ class SixSuspectsExpert(Policy):
 
     def peek_values(self, layouts: np.ndarray, culprits: np.ndarray) -> np.ndarray:
         """For each position, the expected probability of the best vote after peeking there."""
-        onehot = np.zeros((len(layouts), R.NUM_POSITIONS, R.NUM_CARDS))
+        onehot = np.zeros((len(layouts), rules.NUM_POSITIONS, rules.NUM_CARDS))
         np.put_along_axis(onehot, layouts[:, :, None], 1.0, axis=2)
         counts = np.einsum("wpk,wc->pkc", onehot, culprits.astype(float))
         return counts.max(axis=2).sum(axis=1) / len(layouts)
@@ -129,14 +129,14 @@ class SixSuspectsExpert(Policy):
         known = known_cards(observation)
         layouts, culprits = self.worlds(known, rng)
         p_culprit = culprits.mean(axis=0)
-        if action_mask[R.VOTE_BASE]:
+        if action_mask[rules.VOTE_BASE]:
             return choose_best(_scores(p_culprit, action_mask, _VOTES), action_mask, rng)
         values = self.peek_values(layouts, culprits)
         best_now = float(p_culprit.max())
-        if action_mask[R.ANNOUNCE] and (
+        if action_mask[rules.ANNOUNCE] and (
             best_now >= self.announce_confidence or float(values.max()) - best_now < self.min_peek_gain
         ):
-            return R.ANNOUNCE
+            return rules.ANNOUNCE
         values[list(known)] -= 1.0  # a known card teaches nothing: peek elsewhere while anything is unknown
         return choose_best(_scores(values, action_mask, _PEEKS), action_mask, rng)
 
@@ -158,7 +158,7 @@ def belief_features(observation: np.ndarray) -> np.ndarray:
 
 #: The fixed seed of the arrangements :func:`belief_features` samples when more are consistent.
 BELIEF_SEED = 0
-BELIEF_SIZE = R.NUM_SUSPECTS + R.NUM_POSITIONS + 2
+BELIEF_SIZE = rules.NUM_SUSPECTS + rules.NUM_POSITIONS + 2
 _BELIEF_EXPERT = SixSuspectsExpert()  # its cache holds only enumerated (exact) arrangement sets
 
 
@@ -177,14 +177,14 @@ class SixSuspectsReadout(FeatureReadout):
 
     def scores(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         f = belief_features(observation)
-        p_culprit, values = f[: R.NUM_SUSPECTS], f[R.NUM_SUSPECTS : R.NUM_SUSPECTS + R.NUM_POSITIONS]
+        p_culprit, values = f[: rules.NUM_SUSPECTS], f[rules.NUM_SUSPECTS : rules.NUM_SUSPECTS + rules.NUM_POSITIONS]
         best_now, gain = float(f[-2]), float(f[-1])
-        s = np.full(R.NUM_ACTIONS, -np.inf)
-        s[R.VOTE_BASE :] = p_culprit
-        if action_mask[R.ANNOUNCE] and (best_now >= READOUT_ANNOUNCE_AT or gain <= 1e-9):
-            s[R.ANNOUNCE] = 1.0
+        s = np.full(rules.NUM_ACTIONS, -np.inf)
+        s[rules.VOTE_BASE :] = p_culprit
+        if action_mask[rules.ANNOUNCE] and (best_now >= READOUT_ANNOUNCE_AT or gain <= 1e-9):
+            s[rules.ANNOUNCE] = 1.0
         else:
-            s[: R.NUM_POSITIONS] = values
+            s[: rules.NUM_POSITIONS] = values
         return s
 
 
@@ -201,12 +201,12 @@ class SixSuspectsOracle(Policy):
     def act_with_env(self, env: ParlourEnv[Any], agent: str, rng: np.random.Generator) -> int:
         game = env.unwrapped.game
         mask = env.observe(agent)["action_mask"]
-        if mask[R.VOTE_BASE]:
-            culprits = R.resolve(game.layout, game.options.plain_values).culprits
-            return R.VOTE_BASE + int(culprits[rng.integers(len(culprits))])
-        if mask[R.ANNOUNCE]:
-            return R.ANNOUNCE
-        return int(rng.integers(R.NUM_POSITIONS))
+        if mask[rules.VOTE_BASE]:
+            culprits = rules.resolve(game.layout, game.options.plain_values).culprits
+            return rules.VOTE_BASE + int(culprits[rng.integers(len(culprits))])
+        if mask[rules.ANNOUNCE]:
+            return rules.ANNOUNCE
+        return int(rng.integers(rules.NUM_POSITIONS))
 
 
 # ----------------------------------------------------------------------------------------------- the game's declaration

@@ -19,7 +19,7 @@ from parlour.baselines.match import (
 )
 from parlour.envs import ENVIRONMENTS
 from parlour.envs import make as make_env
-from parlour.envs.six_suspects import rules as R
+from parlour.envs.six_suspects import rules
 
 SIX_BOTS = ["random", "six_suspects_heuristic", "six_suspects_expert", "six_suspects_oracle", "six_suspects_readout"]
 
@@ -52,16 +52,16 @@ def test_expert_votes_for_a_known_culprit_and_announces_when_sure() -> None:
         env.step(p)
         env.step(0)
     game = env.unwrapped.game
-    culprits = R.resolve(game.layout).culprits
+    culprits = rules.resolve(game.layout).culprits
     bot = make("six_suspects_expert")
     obs = env.observe("player_0")
-    assert obs["action_mask"][R.ANNOUNCE] == 1
-    assert bot.act(obs["observation"], obs["action_mask"], np.random.default_rng(0)) == R.ANNOUNCE
-    vote_mask = np.zeros(R.NUM_ACTIONS, np.int8)
-    vote_mask[R.VOTE_BASE :] = 1
+    assert obs["action_mask"][rules.ANNOUNCE] == 1
+    assert bot.act(obs["observation"], obs["action_mask"], np.random.default_rng(0)) == rules.ANNOUNCE
+    vote_mask = np.zeros(rules.NUM_ACTIONS, np.int8)
+    vote_mask[rules.VOTE_BASE :] = 1
     for s in range(5):
         vote = bot.act(obs["observation"], vote_mask, np.random.default_rng(s))
-        assert vote - R.VOTE_BASE in culprits
+        assert vote - rules.VOTE_BASE in culprits
 
 
 def test_expert_world_enumeration_is_exact_when_small() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from parlour.envs import checks, six_suspects_v0
-from parlour.envs.six_suspects import rules as R
+from parlour.envs.six_suspects import rules
 from parlour.envs.six_suspects.env import OBSERVATION_LAYOUT, SixSuspectsEnv
 
 PLAYER_COUNTS = list(range(2, 9))
@@ -44,13 +44,13 @@ class LeakyInfos(_Broken):
         out = super()._apply(action)
         for a in self.agents:
             self.infos[a] = (
-                {"culprits": list(R.resolve(self.game.layout).culprits)} if not self.game_over else self.infos[a]
+                {"culprits": list(rules.resolve(self.game.layout).culprits)} if not self.game_over else self.infos[a]
             )
         return out
 
 
 class TruthfulResampler(_Broken):
-    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.SixSuspectsState:
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> rules.SixSuspectsState:
         return self.game.clone()
 
 

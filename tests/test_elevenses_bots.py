@@ -11,7 +11,7 @@ from parlour.baselines.match import play_game, run_match
 from parlour.baselines.search import DeterminizedSearch
 from parlour.envs import elevenses_v0
 from parlour.envs import make as make_env
-from parlour.envs.elevenses import rules as R
+from parlour.envs.elevenses import rules
 from parlour.envs.elevenses.rules import card
 
 BOTS = ["random", "elevenses_heuristic", "elevenses_expert"]
@@ -47,7 +47,7 @@ def ending_env(plates: list[int], guilt: list[int], seen: list[int] | None = Non
     """Three players; seat 0 holds its 11 with six cards face up and may end the game."""
     hands = [own(0, 11, 7), own(1, 1, 10, 11), own(2, 1, 10, 11)]
     up = [own(0, 1, 2, 3, 4, 5, 6), [], []]
-    g = R.position(R.Options(num_players=3), hands, up, guests=[2, 1, 0], guilt=guilt, plates=plates)
+    g = rules.position(rules.Options(num_players=3), hands, up, guests=[2, 1, 0], guilt=guilt, plates=plates)
     g.bowl = 0  # no late suspicion: the plates decide
     for p in seen or []:
         g.guilt_known[0][p] = 1
@@ -77,13 +77,13 @@ def test_the_experts_end_evaluation_agrees_with_the_rules(plates: list[int], gui
     p = belief(view)
     assert p.tolist() == [float(x) for x in guilt[:3]] + [0.0, 0.0, float(guilt[3])]
     chance = win_chance(view, view.plates, p)
-    env.step(R.card_action(card(0, 11), 0, 3))
+    env.step(rules.card_action(card(0, 11), 0, 3))
     assert chance == float(0 in env.unwrapped.game.winners)
 
 
 def test_the_expert_plays_the_eleven_only_when_it_would_win() -> None:
     rng = np.random.default_rng(0)
-    eleven = R.card_action(card(0, 11), 0, 3)
+    eleven = rules.card_action(card(0, 11), 0, 3)
     for plates, guilt, plays in (([1, 5, 2, 3], [0, 1, 0, 0], True), ([5, 1, 2, 3], [0, 1, 0, 0], False)):
         env = ending_env(plates, guilt, seen=[0, 1])
         obs = env.observe("player_0")
@@ -117,14 +117,14 @@ def test_five_player_belief_spreads_two_murderers() -> None:
 
 def test_an_innocent_heuristic_claims_truthfully() -> None:
     hands = [own(0, 5, 1, 11), own(1, 1, 10, 11), own(2, 1, 10, 11)]
-    g = R.position(R.Options(num_players=3), hands, guilt=[0, 1, 0, 0])
+    g = rules.position(rules.Options(num_players=3), hands, guilt=[0, 1, 0, 0])
     env = elevenses_v0.env(num_players=3)
     env.unwrapped.set_state(g)
-    env.step(R.card_action(card(0, 5), 0, 3))
-    env.step(R.GUILT_BASE + 1)
+    env.step(rules.card_action(card(0, 5), 0, 3))
+    env.step(rules.GUILT_BASE + 1)
     obs = env.observe("player_0")
     assert ElevensesHeuristic().act(obs["observation"], obs["action_mask"], np.random.default_rng(0)) == (
-        R.CLAIM_MURDERER
+        rules.CLAIM_MURDERER
     )
 
 

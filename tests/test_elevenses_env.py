@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from parlour.envs import checks, elevenses_v0
-from parlour.envs.elevenses import rules as R
+from parlour.envs.elevenses import rules
 from parlour.envs.elevenses.env import observation_layout
 
 PLAYER_COUNTS = [2, 3, 4, 5]
@@ -43,7 +43,7 @@ def test_observation_shows_own_hand_and_backs_only() -> None:
         in_hand = d["known_in_hand"]  # back × number × hand
         assert in_hand[:, :, 0].sum() == 3 and in_hand.sum() == 3, "only its own hand is known at the start"
         for c in g.hands[s]:
-            assert in_hand[(R.owner(c) - s) % 4, c % R.NUMBERS, 0] == 1
+            assert in_hand[(rules.owner(c) - s) % 4, c % rules.NUMBERS, 0] == 1
         assert d["own_guest"].argmax() == g.guests[s]
         assert d["guilt_known"][0, g.guilt[s]] == 1 and d["guilt_known"].sum() == 1
         assert np.allclose(d["hand_backs"][np.arange(4), np.arange(4)], 0.75), "each hand holds 3 own-back cards"
@@ -53,20 +53,23 @@ def test_observation_shows_own_hand_and_backs_only() -> None:
 
 def test_what_a_look_and_a_swap_show() -> None:
     # Seat 0 plays Hors d'Oeuvres on seat 1's Guilt card, claims, then seat 1 swaps cards with Cucumber Sandwiches.
-    hands = [[R.card(0, 5), R.card(0, 1), R.card(0, 11)], [R.card(1, 10), R.card(1, 1), R.card(1, 11)]]
-    hands += [[R.card(s, 1), R.card(s, 10), R.card(s, 11)] for s in (2,)]
+    hands = [
+        [rules.card(0, 5), rules.card(0, 1), rules.card(0, 11)],
+        [rules.card(1, 10), rules.card(1, 1), rules.card(1, 11)],
+    ]
+    hands += [[rules.card(s, 1), rules.card(s, 10), rules.card(s, 11)] for s in (2,)]
     env = elevenses_v0.env(num_players=3)
     env.reset(seed=0)
-    env.unwrapped.set_state(R.position(R.Options(num_players=3), hands, guilt=[0, 1, 0, 0]))
-    env.step(R.card_action(R.card(0, 5), 0, 3))
-    env.step(R.GUILT_BASE + 1)
-    env.step(R.CLAIM_MURDERER)
+    env.unwrapped.set_state(rules.position(rules.Options(num_players=3), hands, guilt=[0, 1, 0, 0]))
+    env.step(rules.card_action(rules.card(0, 5), 0, 3))
+    env.step(rules.GUILT_BASE + 1)
+    env.step(rules.CLAIM_MURDERER)
     d0, d2 = (env.unwrapped.observation_dict(a) for a in ("player_0", "player_2"))
     assert d0["guilt_known"][1, 1] == 1 and d2["guilt_known"][2].sum() == 0
     assert d2["claims"][1, 2, 1] == 1, "player_2 sees player_0 (one seat to its left) claim 'Murderer' about seat 1"
-    env.step(R.card_action(R.card(1, 10), 1, 3))  # seat 1: Cucumber Sandwiches, its card with Mrs Lansdowne's
-    env.step(R.GUILT_BASE + 0)
-    env.step(R.GUILT_BASE + R.MRS)
+    env.step(rules.card_action(rules.card(1, 10), 1, 3))  # seat 1: Cucumber Sandwiches, its card with Mrs Lansdowne's
+    env.step(rules.GUILT_BASE + 0)
+    env.step(rules.GUILT_BASE + rules.MRS)
     d0 = env.unwrapped.observation_dict("player_0")
     assert d0["guilt_known"][5, 1] == 1 and d0["guilt_known"][1].sum() == 0, "the knowledge follows the card"
     assert d0["claims"][0, 5, 1] == 1, "so does the claim"
@@ -80,7 +83,7 @@ def test_what_a_look_and_a_swap_show() -> None:
 def test_spaces_decode_render_and_docs() -> None:
     env = elevenses_v0.env(num_players=3, render_mode="ansi")
     env.reset(seed=0)
-    assert env.action_space("player_0").n == R.NUM_ACTIONS == 85
+    assert env.action_space("player_0").n == rules.NUM_ACTIONS == 85
     assert env.state().shape == env.state_space.shape
     assert env.decode_action(4) == "card 5 Hors d'Oeuvres with the back of the seat 0 places left"
     assert env.decode_action(55) == "face-down slot 2" and env.decode_action(68) == "plate of Mrs Lansdowne"
@@ -92,7 +95,7 @@ def test_spaces_decode_render_and_docs() -> None:
     umpire, mine = env.render(), env.render_text("player_0")
     assert "Murderer" in umpire and mine.count("?") > umpire.count("?")
     other = g.hands[1][0]
-    assert f"{R.number(other)}/p1" in umpire.split("\n")[2] and "?/p1" in mine.split("\n")[2]
+    assert f"{rules.number(other)}/p1" in umpire.split("\n")[2] and "?/p1" in mine.split("\n")[2]
     doc = elevenses_v0.__doc__ or ""
     assert observation_layout().markdown_table() in doc and f"({observation_layout().size},)" in doc
     assert "Discrete(85)" in doc and "| 79 | re-arrange |" in doc
@@ -102,7 +105,7 @@ def test_illegal_actions_are_refused_by_name() -> None:
     env = elevenses_v0.env(num_players=3)
     env.reset(seed=0)
     with pytest.raises(ValueError, match="re-arrange"):
-        env.step(R.CLAIM_MURDERER)
+        env.step(rules.CLAIM_MURDERER)
 
 
 @pytest.mark.parametrize(
@@ -131,8 +134,8 @@ def test_state_holds_everything_hidden() -> None:
     assert [int(r.argmax()) for r in d["guests"][:4]] == g.guests
     for s in range(4):
         assert {(int(o), int(k)) for o, k in zip(*np.nonzero(d["hands"][s]), strict=True)} == {
-            (R.owner(c), c % R.NUMBERS) for c in g.hands[s]
+            (rules.owner(c), c % rules.NUMBERS) for c in g.hands[s]
         }
-        assert [int(r.argmax()) for r in d["face_down"][s]] == [c % R.NUMBERS for c in g.slots[s]]
+        assert [int(r.argmax()) for r in d["face_down"][s]] == [c % rules.NUMBERS for c in g.slots[s]]
     # Every seat's private knowledge is in the state too (the source's per-seat blocks).
     assert d["known_in_hand"].sum() == 12 and d["own_guest"].sum() == 4

@@ -7,27 +7,27 @@ from typing import Any
 import numpy as np
 import pytest
 
-from parlour.envs.elevenses import rules as R
+from parlour.envs.elevenses import rules
 from parlour.envs.elevenses.rules import card
 
-OPTS = {n: R.Options(num_players=n) for n in range(2, 6)}
+OPTS = {n: rules.Options(num_players=n) for n in range(2, 6)}
 
 
-def act_card(g: R.ElevensesState, c: int) -> int:
+def act_card(g: rules.ElevensesState, c: int) -> int:
     """The card action for ``c`` from the deciding seat's point of view."""
-    return R.card_action(c, g.current, g.n)
+    return rules.card_action(c, g.current, g.n)
 
 
-def plate(g: R.ElevensesState, pos: int) -> int:
-    return R.PLATE_BASE + g.rel_of(pos, g.current)
+def plate(g: rules.ElevensesState, pos: int) -> int:
+    return rules.PLATE_BASE + g.rel_of(pos, g.current)
 
 
-def guilt(g: R.ElevensesState, pos: int) -> int:
-    return R.GUILT_BASE + g.rel_of(pos, g.current)
+def guilt(g: rules.ElevensesState, pos: int) -> int:
+    return rules.GUILT_BASE + g.rel_of(pos, g.current)
 
 
-def step(g: R.ElevensesState, action: int) -> list[float] | None:
-    assert g.legal_mask()[action], f"{action} should be legal in {R.PHASE_NAMES[g.phase]}: {g.legal_actions()}"
+def step(g: rules.ElevensesState, action: int) -> list[float] | None:
+    assert g.legal_mask()[action], f"{action} should be legal in {rules.PHASE_NAMES[g.phase]}: {g.legal_actions()}"
     return g.apply(action)
 
 
@@ -35,20 +35,20 @@ def own(seat: int, *numbers: int) -> list[int]:
     return [card(seat, k) for k in numbers]
 
 
-def simple(n: int = 3, hands: dict[int, list[int]] | None = None, **kw: Any) -> R.ElevensesState:
+def simple(n: int = 3, hands: dict[int, list[int]] | None = None, **kw: Any) -> rules.ElevensesState:
     """Every seat holds its own 1, 10 and 11 (so 2–9 lie face down in order) unless ``hands`` says otherwise."""
     hands = hands or {}
-    return R.position(OPTS[n], [hands.get(s, own(s, 1, 10, 11)) for s in range(n)], **kw)
+    return rules.position(OPTS[n], [hands.get(s, own(s, 1, 10, 11)) for s in range(n)], **kw)
 
 
 # ----------------------------------------------------------------------------------------------- set-up
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_setup(n: int) -> None:
     for seed in range(30):
-        g = R.deal(OPTS[n], np.random.default_rng(seed))
-        assert all(len(h) == R.HAND_SIZE for h in g.hands)
-        assert all(all(c >= 0 and R.owner(c) == s for c in g.slots[s]) for s in range(n))
-        assert all(R.owner(c) == s for s in range(n) for c in g.hands[s])
+        g = rules.deal(OPTS[n], np.random.default_rng(seed))
+        assert all(len(h) == rules.HAND_SIZE for h in g.hands)
+        assert all(all(c >= 0 and rules.owner(c) == s for c in g.slots[s]) for s in range(n))
+        assert all(rules.owner(c) == s for s in range(n) for c in g.hands[s])
         assert len(set(g.guests)) == n
         murderers = 2 if n == 5 else 1
         assert g.mrs == (n < 5) and len(g.guilt) == n + (n < 5) and sum(g.guilt) == murderers
@@ -57,12 +57,12 @@ def test_setup(n: int) -> None:
         assert g.bowl == 6 * n - sum(g.plates)
         for s in range(n):  # each player has seen only their own Guilt card, and only their own hand
             assert [p for p in range(g.positions) if g.guilt_known[s][p]] == [s]
-            assert {c for c in range(n * R.NUMBERS) if g.knows(s, c)} == set(g.hands[s])
-        assert g.current == 0 and g.phase == R.TURN
+            assert {c for c in range(n * rules.NUMBERS) if g.knows(s, c)} == set(g.hands[s])
+        assert g.current == 0 and g.phase == rules.TURN
 
 
 def test_start_seat_places_the_start_cubes() -> None:
-    g = R.deal(R.Options(num_players=4, start_seat=2), np.random.default_rng(0))
+    g = rules.deal(rules.Options(num_players=4, start_seat=2), np.random.default_rng(0))
     assert g.plates == [1, 1, 3, 2, 1] and g.current == 2
 
 
@@ -111,14 +111,14 @@ def test_ones_and_tens_shrink_the_hand(number: int) -> None:
 
 def test_the_eleven_may_be_rearranged_else_a_player_with_nothing_to_do_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     # Only the 11 in hand, two cards face up: it cannot be played; by the ruling it may be re-arranged.
-    def start() -> R.ElevensesState:
-        return R.position(OPTS[3], [own(0, 11), own(1, 1, 10, 11), own(2, 1, 10, 11)], [own(0, 1, 10), [], []])
+    def start() -> rules.ElevensesState:
+        return rules.position(OPTS[3], [own(0, 11), own(1, 1, 10, 11), own(2, 1, 10, 11)], [own(0, 1, 10), [], []])
 
-    assert start().legal_actions() == [R.REARRANGE]
-    monkeypatch.setattr(R, "REARRANGE_ELEVENSES", False)  # the other reading: then the turn is passed
+    assert start().legal_actions() == [rules.REARRANGE]
+    monkeypatch.setattr(rules, "REARRANGE_ELEVENSES", False)  # the other reading: then the turn is passed
     g = start()
-    assert g.legal_actions() == [R.PASS_TURN]
-    step(g, R.PASS_TURN)
+    assert g.legal_actions() == [rules.PASS_TURN]
+    step(g, rules.PASS_TURN)
     assert g.current == 1 and g.turns == 1
 
 
@@ -126,16 +126,16 @@ def test_the_eleven_may_be_rearranged_else_a_player_with_nothing_to_do_passes(mo
 def test_rearrangements() -> None:
     g = simple(3, hands={0: own(0, 5, 10, 11)})
     down = g.slots[0][0]  # position 2
-    step(g, R.REARRANGE)
-    assert R.STOP not in g.legal_actions(), "at least one re-arrangement once chosen"
+    step(g, rules.REARRANGE)
+    assert rules.STOP not in g.legal_actions(), "at least one re-arrangement once chosen"
     step(g, act_card(g, card(0, 5)))
-    step(g, R.SLOT_BASE + 0)
+    step(g, rules.SLOT_BASE + 0)
     assert g.slots[0][0] == card(0, 5) and down in g.hands[0]
     assert g.knows(0, card(0, 5)), "the player knows what they put face down"
     assert not g.knows(1, down)
     # A second re-arrangement may put the card just picked up back.
     step(g, act_card(g, down))
-    step(g, R.SLOT_BASE + 0)
+    step(g, rules.SLOT_BASE + 0)
     assert g.slots[0][0] == down and g.current == 1, "two re-arrangements end the turn"
 
 
@@ -143,20 +143,20 @@ def test_rearranging_another_players_card_is_tracked_by_its_back() -> None:
     # Seat 0 holds seat 1's 5 (seat 1 knows it is there: it was passed); re-arranged, its back shows where it went.
     g = simple(3, hands={0: [*own(0, 10, 11), card(1, 5)], 1: [card(0, 1), *own(1, 10, 11)]})
     g.knowers[card(1, 5)] |= 1 << 1
-    step(g, R.REARRANGE)
+    step(g, rules.REARRANGE)
     step(g, act_card(g, card(1, 5)))
-    step(g, R.SLOT_BASE + 3)
+    step(g, rules.SLOT_BASE + 3)
     assert g.slots[0][3] == card(1, 5)
     assert g.knows(1, card(1, 5)), "the only card with that back left the hand: seat 1 still knows where it is"
-    step(g, R.STOP)
+    step(g, rules.STOP)
 
 
 def test_an_ambiguous_move_loses_track() -> None:
     g = simple(3, hands={0: own(0, 10, 11, 1)})
     g.knowers[card(0, 1)] |= 1 << 1  # seat 1 knows seat 0 holds its 1 (say, from Ham Sandwiches)
-    step(g, R.REARRANGE)
+    step(g, rules.REARRANGE)
     step(g, act_card(g, card(0, 10)))
-    step(g, R.SLOT_BASE + 0)
+    step(g, rules.SLOT_BASE + 0)
     assert not g.knows(1, card(0, 1)), "three cards of the same back: seat 1 cannot tell which one left"
 
 
@@ -166,21 +166,21 @@ def test_guest_reveal_and_plate_swap() -> None:
     g = simple(3, hands={0: own(0, 9, 11)}, up=[own(0, 1, 6), [], []], guests=[0, 1, 2])
     tea_before = g.tea(0)
     step(g, act_card(g, card(0, 9)))
-    assert g.revealed[0] and g.tea(0) == tea_before + R.TEASPOONS[8] + R.GUEST_BONUS
-    assert g.phase == R.SWAP_1 and R.STOP in g.legal_actions(), "the plate swap is optional"
+    assert g.revealed[0] and g.tea(0) == tea_before + rules.TEASPOONS[8] + rules.GUEST_BONUS
+    assert g.phase == rules.SWAP_1 and rules.STOP in g.legal_actions(), "the plate swap is optional"
     before = g.plates[:]
     step(g, plate(g, 0))
     step(g, plate(g, 3))  # Mrs Lansdowne's plate
     assert g.plates[0] == before[3] and g.plates[3] == before[0], "plates keep their cubes"
-    assert g.phase == R.CAKES_TARGET, "then the card's special action"
+    assert g.phase == rules.CAKES_TARGET, "then the card's special action"
 
 
 def test_declining_the_plate_swap() -> None:
     g = simple(3, hands={0: own(0, 9, 11)}, up=[own(0, 1, 6), [], []], guests=[0, 1, 2])
     step(g, act_card(g, card(0, 9)))
     before = g.plates[:]
-    step(g, R.STOP)
-    assert g.plates == before and g.phase == R.CAKES_TARGET
+    step(g, rules.STOP)
+    assert g.plates == before and g.phase == rules.CAKES_TARGET
 
 
 # ----------------------------------------------------------------------------------------------- specials
@@ -204,13 +204,13 @@ def test_canapes_one_cube_and_an_empty_bowl_adds_nothing() -> None:
     g = simple(3, hands={0: own(0, 2, 10, 11)})
     g.bowl = 0
     step(g, act_card(g, card(0, 2)))
-    assert g.phase == R.TURN and g.current == 1, "no cube to add: the action does nothing"
+    assert g.phase == rules.TURN and g.current == 1, "no cube to add: the action does nothing"
 
 
 def test_biscuits_move_up_to_two_cubes() -> None:
     g = simple(3, hands={0: own(0, 3, 10, 11)})  # plates 3, 2, 1 and Mrs Lansdowne 1
     step(g, act_card(g, card(0, 3)))
-    assert R.STOP in g.legal_actions(), "up to two: the player may move none"
+    assert rules.STOP in g.legal_actions(), "up to two: the player may move none"
     step(g, plate(g, 0))
     assert plate(g, 0) not in g.legal_actions(), "to a different plate"
     step(g, plate(g, 3))
@@ -223,7 +223,7 @@ def test_biscuits_move_up_to_two_cubes() -> None:
 def test_tarts_must_move_one_cube() -> None:
     g = simple(3, hands={0: own(0, 4, 10, 11)})
     step(g, act_card(g, card(0, 4)))
-    assert R.STOP not in g.legal_actions()
+    assert rules.STOP not in g.legal_actions()
     step(g, plate(g, 1))
     step(g, plate(g, 2))
     assert g.plates == [3, 1, 2, 1] and g.current == 1
@@ -235,7 +235,7 @@ def test_empty_plates_cannot_give_a_cube() -> None:
     assert g.legal_actions() == [plate(g, 1)]
 
 
-@pytest.mark.parametrize("claim", [R.CLAIM_MURDERER, R.CLAIM_INNOCENT, R.SILENT])
+@pytest.mark.parametrize("claim", [rules.CLAIM_MURDERER, rules.CLAIM_INNOCENT, rules.SILENT])
 def test_hors_doeuvres_look_and_claim(claim: int) -> None:
     g = simple(3, hands={0: own(0, 5, 10, 11)}, guilt=[0, 1, 0, 0])
     step(g, act_card(g, card(0, 5)))
@@ -244,7 +244,11 @@ def test_hors_doeuvres_look_and_claim(claim: int) -> None:
     step(g, guilt(g, 1))
     assert g.guilt_known[0][1] and not g.guilt_known[2][1]
     step(g, claim)
-    expected = {R.CLAIM_MURDERER: R.SAID_MURDERER, R.CLAIM_INNOCENT: R.SAID_INNOCENT, R.SILENT: R.LOOKED_SILENT}
+    expected = {
+        rules.CLAIM_MURDERER: rules.SAID_MURDERER,
+        rules.CLAIM_INNOCENT: rules.SAID_INNOCENT,
+        rules.SILENT: rules.LOOKED_SILENT,
+    }
     assert g.claims[0][1] == expected[claim] and g.current == 1
 
 
@@ -252,12 +256,12 @@ def test_hors_doeuvres_look_and_claim(claim: int) -> None:
 def test_tartlets_and_macaroons_pass_left_and_right(number: int, direction: int) -> None:
     g = simple(4, hands={0: own(0, number, 10, 11)})
     step(g, act_card(g, card(0, number)))
-    assert g.phase == R.PASS and g.passers == [0, 1, 2, 3]
+    assert g.phase == rules.PASS and g.passers == [0, 1, 2, 3]
     assert act_card(g, card(0, 11)) not in g.legal_actions(), "never the 11"
     chosen = {}
     for s in range(4):
         assert g.current == s
-        c = g.hands[s][0] if R.number(g.hands[s][0]) != 11 else g.hands[s][1]
+        c = g.hands[s][0] if rules.number(g.hands[s][0]) != 11 else g.hands[s][1]
         chosen[s] = c
         step(g, act_card(g, c))
         if s < 3:
@@ -266,16 +270,16 @@ def test_tartlets_and_macaroons_pass_left_and_right(number: int, direction: int)
         to = (s + direction) % 4
         assert c in g.hands[to] and g.knows(to, c) and g.knows(s, c)
         assert not g.knows((s + 2) % 4, c), "the others see only the back"
-    assert g.current == 1 and g.phase == R.TURN
+    assert g.current == 1 and g.phase == rules.TURN
 
 
 def test_a_player_holding_only_the_eleven_slides_the_card_on() -> None:
     # Seat 1 holds only its 11: it says so (everyone learns it) and the card from seat 0 slides to seat 2.
     up = [[], own(1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), []]
-    g = R.position(OPTS[3], [own(0, 6, 10, 11), own(1, 11), own(2, 1, 10, 11)], up)
+    g = rules.position(OPTS[3], [own(0, 6, 10, 11), own(1, 11), own(2, 1, 10, 11)], up)
     step(g, act_card(g, card(0, 6)))
     assert g.passers == [0, 2] and all(g.knows(s, card(1, 11)) for s in range(3))
-    give0 = g.hands[0][0] if R.number(g.hands[0][0]) != 11 else g.hands[0][1]
+    give0 = g.hands[0][0] if rules.number(g.hands[0][0]) != 11 else g.hands[0][1]
     step(g, act_card(g, give0))
     step(g, act_card(g, card(2, 1)))
     assert give0 in g.hands[2] and card(2, 1) in g.hands[0] and g.hands[1] == [card(1, 11)]
@@ -285,12 +289,12 @@ def test_a_player_holding_only_the_eleven_slides_the_card_on() -> None:
 def test_ham_sandwiches_see_take_and_give() -> None:
     g = simple(3, hands={0: own(0, 8, 10, 11)})
     step(g, act_card(g, card(0, 8)))
-    step(g, R.SEAT_BASE + 0)  # the player on the left
+    step(g, rules.SEAT_BASE + 0)  # the player on the left
     assert all(g.knows(0, c) for c in g.hands[1]) and not any(g.knows(2, c) for c in own(1, 1, 10))
     assert act_card(g, card(1, 11)) not in g.legal_actions(), "the 11 may not be taken"
     step(g, act_card(g, card(1, 1)))
     assert act_card(g, card(1, 1)) not in g.legal_actions(), "give a different card"
-    give = next(c for c in g.hands[0] if R.number(c) not in (11,) and c != card(1, 1))
+    give = next(c for c in g.hands[0] if rules.number(c) not in (11,) and c != card(1, 1))
     step(g, act_card(g, give))
     assert card(1, 1) in g.hands[0] and give in g.hands[1] and len(g.hands[1]) == 3
     assert g.knows(1, give) and not g.knows(2, give) and g.current == 1
@@ -300,8 +304,8 @@ def test_ham_sandwiches_see_take_and_give() -> None:
 def test_ham_sandwiches_may_take_nothing() -> None:
     g = simple(3, hands={0: own(0, 8, 10, 11)})
     step(g, act_card(g, card(0, 8)))
-    step(g, R.SEAT_BASE + 1)
-    step(g, R.STOP)
+    step(g, rules.SEAT_BASE + 1)
+    step(g, rules.STOP)
     assert g.current == 1 and g.hands[2] == own(2, 1, 10, 11)
 
 
@@ -309,18 +313,18 @@ def test_ham_sandwiches_on_a_hand_of_only_the_eleven_still_asks() -> None:
     # Nothing may be taken, but the actor still decides ("take nothing"): ending the action at once would tell the
     # table that seat 1 holds only its 11.
     up = [[], own(1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), []]
-    g = R.position(OPTS[3], [own(0, 8, 10, 11), own(1, 11), own(2, 1, 10, 11)], up)
+    g = rules.position(OPTS[3], [own(0, 8, 10, 11), own(1, 11), own(2, 1, 10, 11)], up)
     step(g, act_card(g, card(0, 8)))
-    step(g, R.SEAT_BASE + 0)
-    assert g.phase == R.HAM_TAKE and g.legal_actions() == [R.STOP]
-    step(g, R.STOP)
+    step(g, rules.SEAT_BASE + 0)
+    assert g.phase == rules.HAM_TAKE and g.legal_actions() == [rules.STOP]
+    step(g, rules.STOP)
     assert g.current == 1 and g.hands[1] == own(1, 11)
 
 
 def test_cakes_the_other_player_sees_takes_and_gives() -> None:
     g = simple(3, hands={0: own(0, 9, 10, 11)})
     step(g, act_card(g, card(0, 9)))
-    step(g, R.SEAT_BASE + 1)  # two places left: seat 2
+    step(g, rules.SEAT_BASE + 1)  # two places left: seat 2
     assert g.current == 2, "the other player makes the choice"
     assert all(g.knows(2, c) for c in g.hands[0])
     step(g, act_card(g, card(0, 10)))
@@ -339,17 +343,17 @@ def test_cucumber_sandwiches_swap_guilt_cards_unseen() -> None:
     assert g.guilt_known[0][3] and not g.guilt_known[0][0], (
         "the player knows where their old card went, not what they hold now"
     )
-    assert g.moved[0] == [R.MOVED, 0, 0, R.MOVED_OWN], "public: its own card went to Mrs Lansdowne's place"
+    assert g.moved[0] == [rules.MOVED, 0, 0, rules.MOVED_OWN], "public: its own card went to Mrs Lansdowne's place"
     assert g.current == 1
 
 
 # ----------------------------------------------------------------------------------------------- the end
-def ending(n: int, plates: list[int], guilt_: list[int], e: int = 0, bowl: int = 0) -> R.ElevensesState:
+def ending(n: int, plates: list[int], guilt_: list[int], e: int = 0, bowl: int = 0) -> rules.ElevensesState:
     """Seat ``e`` holds its 11 with six cards (1–6) face up; the others have nothing face up."""
     hands = [own(s, 11, 7) if s == e else own(s, 1, 10, 11) for s in range(n)]
     up = [own(s, 1, 2, 3, 4, 5, 6) if s == e else [] for s in range(n)]
     # Keep the Sugar Bowl small so late suspicion does not move the cubes unless a test wants it.
-    g = R.position(OPTS[n], hands, up, guests=[2, 1, 0, 4, 3][:n], guilt=guilt_, plates=plates, current=e)
+    g = rules.position(OPTS[n], hands, up, guests=[2, 1, 0, 4, 3][:n], guilt=guilt_, plates=plates, current=e)
     g.bowl = bowl
     return g
 
@@ -359,16 +363,16 @@ def test_the_rulebook_three_player_scoring_example() -> None:
     # (it breaks the tie for second), 0 to the other 8; late suspicion starts with the Elevenses player.
     hands = [own(0, 11, 10), own(1, 1, 11), own(2, 1, 10, 11)]
     up = [own(0, 1, 2, 3, 4, 5, 6, 7), own(1, 2, 3, 6, 7, 8, 9, 10), own(2, 2, 3, 6, 7, 8)]
-    g = R.position(OPTS[3], hands, up, guests=[0, 3, 4])
+    g = rules.position(OPTS[3], hands, up, guests=[0, 3, 4])
     assert [g.tea(s) for s in range(3)] == [8, 13, 8]
     step(g, act_card(g, card(0, 11)))
     assert g.earned == [1, 3, 0] and g.late == [0, 1, 1, 1]
-    assert g.phase == R.LATE and g.current == 0
+    assert g.phase == rules.LATE and g.current == 0
     step(g, plate(g, 3))
     assert g.current == 1
     for _ in range(3):
         step(g, plate(g, 2))
-    assert g.phase == R.OVER and g.plates[2] == 1 + 3 and g.plates[3] == 2
+    assert g.phase == rules.OVER and g.plates[2] == 1 + 3 and g.plates[3] == 2
 
 
 @pytest.mark.parametrize(
@@ -424,7 +428,7 @@ def test_arrest_and_winner(
 ) -> None:
     g = ending(n, plates, guilt_, e=e)
     rewards = step(g, act_card(g, card(e, 11)))
-    assert g.phase == R.OVER, why
+    assert g.phase == rules.OVER, why
     assert g.arrested == arrested and g.winners == winners and g.mrs_wins == mrs_wins, why
     assert rewards == [1.0 if s in winners else -1.0 for s in range(n)]
     out = g.outcome()
@@ -432,7 +436,7 @@ def test_arrest_and_winner(
 
 
 def test_turn_cap_truncates() -> None:
-    g = R.deal(R.Options(num_players=3, max_turns=5), np.random.default_rng(0))
+    g = rules.deal(rules.Options(num_players=3, max_turns=5), np.random.default_rng(0))
     rng = np.random.default_rng(1)
     rewards = None
     while not g.is_terminal():
@@ -453,14 +457,14 @@ def test_turn_cap_truncates() -> None:
 )
 def test_bad_keywords(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        R.Options(**kwargs)
+        rules.Options(**kwargs)
 
 
 def test_impossible_positions_are_refused() -> None:
     with pytest.raises(ValueError, match="hands"):
-        R.position(OPTS[3], [own(0, 1, 10, 11)])
+        rules.position(OPTS[3], [own(0, 1, 10, 11)])
     with pytest.raises(ValueError, match="face-down"):
-        R.position(OPTS[3], [own(0, 1), own(1, 1, 10, 11), own(2, 1, 10, 11)])
+        rules.position(OPTS[3], [own(0, 1), own(1, 1, 10, 11), own(2, 1, 10, 11)])
     with pytest.raises(ValueError, match="Murderer"):
         simple(3, guilt=[1, 1, 0, 0])
 
@@ -469,17 +473,19 @@ def test_impossible_positions_are_refused() -> None:
 def test_resampling_keeps_what_the_seat_knows_and_the_pending_choices_possible(n: int) -> None:
     rng = np.random.default_rng(n)
     for seed in range(40):
-        g = R.deal(OPTS[n], np.random.default_rng(seed))
+        g = rules.deal(OPTS[n], np.random.default_rng(seed))
         while not g.is_terminal():
             seat = int(rng.integers(n))
-            h = R.resample(g, seat, rng)
-            for c in range(n * R.NUMBERS):
+            h = rules.resample(g, seat, rng)
+            for c in range(n * rules.NUMBERS):
                 if g.knows(seat, c):
                     assert h.location[c] == g.location[c]
                 # backs are public: the owner of the card at each place is unchanged
-            assert [sorted(R.owner(c) for c in x) for x in h.hands] == [sorted(R.owner(c) for c in x) for x in g.hands]
-            assert [[R.owner(c) if c >= 0 else -1 for c in x] for x in h.slots] == [
-                [R.owner(c) if c >= 0 else -1 for c in x] for x in g.slots
+            assert [sorted(rules.owner(c) for c in x) for x in h.hands] == [
+                sorted(rules.owner(c) for c in x) for x in g.hands
+            ]
+            assert [[rules.owner(c) if c >= 0 else -1 for c in x] for x in h.slots] == [
+                [rules.owner(c) if c >= 0 else -1 for c in x] for x in g.slots
             ]
             assert all(h.guilt[p] == g.guilt[p] for p in range(g.positions) if g.guilt_known[seat][p])
             assert sum(h.guilt) == sum(g.guilt) and h.guests[seat] == g.guests[seat]
@@ -496,17 +502,17 @@ def test_the_shape_of_the_game_reveals_nothing_hidden(n: int) -> None:
     rng = np.random.default_rng(10 + n)
     checked = 0
     for seed in range(25):
-        g = R.deal(OPTS[n], np.random.default_rng(seed))
+        g = rules.deal(OPTS[n], np.random.default_rng(seed))
         while not g.is_terminal():
             action = int(rng.choice(g.legal_actions()))
             onlooker = (g.current + 1 + int(rng.integers(n - 1))) % n
-            h = R.resample(g, onlooker, rng)
+            h = rules.resample(g, onlooker, rng)
             if h.legal_mask()[action]:
                 a, b = g.clone(), h.clone()
                 a.apply(action)
                 b.apply(action)
                 if a.revealed == b.revealed and a.passers == b.passers:  # else a public reveal or announcement
-                    assert (a.phase, a.current_player) == (b.phase, b.current_player), R.PHASE_NAMES[g.phase]
+                    assert (a.phase, a.current_player) == (b.phase, b.current_player), rules.PHASE_NAMES[g.phase]
                     checked += 1
             g.apply(action)
     assert checked > 500

@@ -14,7 +14,7 @@ from parlour.baselines.features import lookup, registry, with_features
 from parlour.baselines.lady_alice import BELIEF_SIZE, belief_features, decode, inquiry_features
 from parlour.baselines.policy_file import PolicyFile, PolicyFileError, table_for
 from parlour.envs import make
-from parlour.envs.lady_alice import rules as R
+from parlour.envs.lady_alice import rules
 from parlour.training.config import ConfigError, load_config
 
 LA = "lady_alice_v1"
@@ -34,7 +34,7 @@ def play_and_collect(
         agent = env.agent_selection
         obs = env.observe(agent)
         solutions = env.consistent_solutions(agent)  # computed from the state: what the seat may know, exactly
-        member = np.zeros((len(solutions), R.NUM_CLUES), bool)
+        member = np.zeros((len(solutions), rules.NUM_CLUES), bool)
         member[np.arange(len(solutions))[:, None], solutions] = True
         out.append((belief_features(obs["observation"]), member))
         env.step(policy.act(obs["observation"], obs["action_mask"], rng))
@@ -45,10 +45,10 @@ def play_and_collect(
 def test_belief_features_are_the_posterior_the_env_computes_from_the_state(num_players: int) -> None:
     for features, member in play_and_collect(num_players, seed=num_players):
         assert features.shape == (BELIEF_SIZE,)
-        np.testing.assert_allclose(features[: R.NUM_CLUES], member.mean(axis=0), atol=1e-6)
-        share = np.log(len(member)) / np.log(len(R.membership(num_players)))
+        np.testing.assert_allclose(features[: rules.NUM_CLUES], member.mean(axis=0), atol=1e-6)
+        share = np.log(len(member)) / np.log(len(rules.membership(num_players)))
         assert features[-1] == pytest.approx(share, abs=1e-6)
-        absent = features[R.NUM_CLUES : R.NUM_CLUES + R.NUM_CATEGORIES]
+        absent = features[rules.NUM_CLUES : rules.NUM_CLUES + rules.NUM_CATEGORIES]
         if num_players != 3:
             assert not absent.any()  # every category is in every solution
         else:
@@ -70,23 +70,23 @@ def test_inquiry_features_are_the_verdict_entropy_of_each_next_clue() -> None:
         f = inquiry_features(x)
         view = decode(x)
         action = expert.act(x, obs["action_mask"], rng)
-        if view.phase != R.SUSPECT:
+        if view.phase != rules.SUSPECT:
             assert not f.any()
             checked["outside"] += 1
         else:
-            k0, p = len(view.partial), R.PER_CATEGORY
+            k0, p = len(view.partial), rules.PER_CATEGORY
             assert not np.delete(f, np.arange(k0 * p, (k0 + 1) * p)).any() and (f >= 0).all() and (f <= 1).all()
             solutions = env.consistent_solutions(agent)
-            member = np.zeros((len(solutions), R.NUM_CLUES), bool)
+            member = np.zeros((len(solutions), rules.NUM_CLUES), bool)
             member[np.arange(len(solutions))[:, None], solutions] = True
             if len(member) <= 1500:  # the expert sampled no worlds: it picks a best-scoring clue
                 assert f[action] == pytest.approx(f[k0 * p : (k0 + 1) * p].max(), abs=1e-6)
-            if k0 == R.NUM_CATEGORIES - 1:
+            if k0 == rules.NUM_CATEGORIES - 1:
                 for clue in range(k0 * p, (k0 + 1) * p):
                     smiles = member[:, list(view.partial)].sum(axis=1) + member[:, clue]
                     q = np.bincount(smiles) / len(smiles)
                     q = q[q > 0]
-                    assert f[clue] == pytest.approx(-(q * np.log(q)).sum() / np.log(R.MAX_PLAYERS + 1), abs=1e-5)
+                    assert f[clue] == pytest.approx(-(q * np.log(q)).sum() / np.log(rules.MAX_PLAYERS + 1), abs=1e-5)
                 checked["last"] += 1
             else:
                 checked["other"] += 1
@@ -97,8 +97,8 @@ def test_inquiry_features_are_the_verdict_entropy_of_each_next_clue() -> None:
 def test_the_certainty_flag_is_set_exactly_when_one_accusation_remains() -> None:
     seen = set()
     for features, member in play_and_collect(4, seed=11):
-        sure = all(member[:, k * R.PER_CATEGORY : (k + 1) * R.PER_CATEGORY].all(axis=0).any() for k in range(4))
-        assert features[R.NUM_CLUES + R.NUM_CATEGORIES] == float(sure)
+        sure = all(member[:, k * rules.PER_CATEGORY : (k + 1) * rules.PER_CATEGORY].all(axis=0).any() for k in range(4))
+        assert features[rules.NUM_CLUES + rules.NUM_CATEGORIES] == float(sure)
         seen.add(sure)
     assert seen == {False, True}  # the expert's game reaches certainty: both cases are checked
 
@@ -291,10 +291,10 @@ class Reckless(Policy):
     games = (LA,)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        if action_mask[R.ACCUSE]:
-            return R.ACCUSE
-        if action_mask[R.PASS]:
-            return R.PASS
+        if action_mask[rules.ACCUSE]:
+            return rules.ACCUSE
+        if action_mask[rules.PASS]:
+            return rules.PASS
         return int(np.flatnonzero(action_mask)[0])
 
 

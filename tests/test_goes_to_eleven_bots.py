@@ -14,7 +14,7 @@ from parlour.baselines.match import play_game, run_match
 from parlour.baselines.search import DeterminizedSearch
 from parlour.envs import goes_to_eleven_v0
 from parlour.envs import make as make_env
-from parlour.envs.goes_to_eleven import rules as R
+from parlour.envs.goes_to_eleven import rules
 
 ELEVEN_BOTS = ["random", "goes_to_eleven_heuristic", "goes_to_eleven_expert"]
 
@@ -60,19 +60,19 @@ def test_search_is_legal_in_six_suspects_and_votes_a_known_culprit() -> None:
 
 
 def position_env(hands: list[list[int]], piles: list[list[int]], draw: list[int], **kw: Any) -> Any:
-    deck = [0] * R.NUM_KINDS
+    deck = [0] * rules.NUM_KINDS
     for cards in (*hands, *piles, draw):
         for k in cards:
             deck[k] += 1
     env = goes_to_eleven_v0.env(num_players=len(hands), deck=tuple(deck), **kw)
-    env.unwrapped.set_state(R.position(env.unwrapped.rules_options, hands, piles, draw))
+    env.unwrapped.set_state(rules.position(env.unwrapped.rules_options, hands, piles, draw))
     return env
 
 
 def test_decode_reads_the_seat_view() -> None:
     env = position_env([[5, 9, 10], [0, 1, 2], [3, 3, 4]], [[4, 1], [7]], [8, 8, 6, 6])
     view = decode(env.observe("player_0")["observation"])
-    assert view.n == 3 and view.max_piles == 12 and view.phase == R.PLAY
+    assert view.n == 3 and view.max_piles == 12 and view.phase == rules.PLAY
     assert view.hand == [0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1]
     assert view.piles == {0: (7, 1, 2), 1: (8, 7, 1)} and view.pending == -1
     assert view.draw == 4 and view.hand_size == [3, 3, 3] and view.collected == [0, 0, 0]
@@ -103,7 +103,7 @@ def test_bots_make_eleven_and_give_to_the_player_closest_to_winning(bot: str) ->
         return policy.act(obs["observation"], obs["action_mask"], rng)
 
     env.step(choose())
-    assert g.phase == R.GIVE, f"{bot} did not make 11"
+    assert g.phase == rules.GIVE, f"{bot} did not make 11"
     g.collected[:] = [0, 5, 1]  # as if earlier piles had been collected (only the counts matter here)
     env.unwrapped._on_new_state()
     env.step(choose())
@@ -114,11 +114,11 @@ def test_bots_make_eleven_and_give_to_the_player_closest_to_winning(bot: str) ->
 def test_search_finds_the_winning_endgame_move(informed: bool) -> None:
     # Draw pile out; player_0 holds 6 and 1, player_1 holds a 5 (the only unseen card, so every world is true).
     # Making 11 now gives 8 cards away and wins; playing the 1 lets player_1 make 11 and give 8 cards back.
-    q = R.QUIET
+    q = rules.QUIET
     hands = [[5, 0], [4]]
     piles = [[q, q, q, q, q, 1, 2]]
     env = goes_to_eleven_v0.env(num_players=2)
-    env.unwrapped.set_state(R.position(env.unwrapped.rules_options, hands, piles, collected=[31, 31]))
+    env.unwrapped.set_state(rules.position(env.unwrapped.rules_options, hands, piles, collected=[31, 31]))
     search = DeterminizedSearch(worlds=2, rollouts=1, informed=informed)
     values = search.action_values(env, "player_0", np.random.default_rng(0))
     assert values == {5: 1.0, 0: 0.0}, "play 6 wins (a share of 1), play 1 loses"
@@ -131,11 +131,11 @@ def test_heuristic_and_expert_answer_an_eleven_aimed_at_them() -> None:
     hands = [[9, 0, 0], [10, 1, 1], [2, 2, 2]]
     for bot in ("goes_to_eleven_heuristic", "goes_to_eleven_expert"):
         env = position_env(hands, [[4, 2]], [3, 3, 3, 3, 3, 3])
-        env.step(R.ELEVEN)  # player_0 plays its Eleven on pile 0
+        env.step(rules.ELEVEN)  # player_0 plays its Eleven on pile 0
         assert env.agent_selection == "player_1"
         obs = env.observe("player_1")
         action = make(bot).act(obs["observation"], obs["action_mask"], np.random.default_rng(0))
-        assert action == R.quiet_action(12), bot
+        assert action == rules.quiet_action(12), bot
 
 
 def test_ladder_is_ordered_in_a_fixed_seed_match() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from parlour.envs import checks, goes_to_eleven_v0, make
-from parlour.envs.goes_to_eleven import rules as R
+from parlour.envs.goes_to_eleven import rules
 from parlour.envs.goes_to_eleven.env import observation_layout
 
 PLAYER_COUNTS = list(range(2, 7))
@@ -59,14 +59,14 @@ def test_observation_dict_shows_own_hand_and_public_fields_only() -> None:
         assert d["pile_present"][0] == 1 and d["pile_value"][0].argmax() == g.pile_value[0]
         assert d["pile_top"][0].argmax() == g.pile_top[0] and d["new_pile"][0] == 0
         assert d["to_act"].argmax() == (0 - seat) % 3, "seats are relative to the observer"
-        assert np.allclose(d["played"] * np.array(R.DEFAULT_DECK), g.played)
+        assert np.allclose(d["played"] * np.array(rules.DEFAULT_DECK), g.played)
         assert d["draw_size"][0] * 72 == pytest.approx(len(g.draw))
 
 
 def test_decode_action_and_render() -> None:
     env = eleven(3, seed=2, render_mode="ansi")
     assert env.decode_action(0) == "play 1 on pile 0"
-    assert env.decode_action(12 * 11 + R.QUIET) == "play Quiet! to start a new pile"
+    assert env.decode_action(12 * 11 + rules.QUIET) == "play Quiet! to start a new pile"
     assert env.decode_action(143) == "give the pile to the player 1 seat to the left"
     assert env.decode_action(145) == "give the pile to the player 3 seats to the left"
     assert (
@@ -78,7 +78,7 @@ def test_decode_action_and_render() -> None:
     umpire = env.render()
     mine = env.render_text("player_0")
     theirs = env.render_text("player_1")
-    own = " ".join(R.KIND_NAMES[k] for k in range(R.NUM_KINDS) for _ in range(g.hands[0][k]))
+    own = " ".join(rules.KIND_NAMES[k] for k in range(rules.NUM_KINDS) for _ in range(g.hands[0][k]))
     assert umpire == env.render_text(None) and "3 cards" not in umpire
     assert f"player_0: collected 0; hand: {own}" in mine
     assert "player_0: collected 0; hand: 3 cards" in theirs and mine.count("3 cards") == 2
@@ -98,11 +98,11 @@ def test_docs_observation_and_action_tables() -> None:
     assert observation_layout().markdown_table() in doc
     env = goes_to_eleven_v0.env()
     assert f"Discrete({env.num_actions})" in doc and f"({observation_layout().size},)" in doc
-    gb = R.give_base(R.DEFAULT_MAX_PILES)
+    gb = rules.give_base(rules.DEFAULT_MAX_PILES)
     assert f"| {gb - 11}–{gb - 1} (``11 × max_piles + k``) |" in doc and f"| {gb}–{gb + 4} |" in doc
-    assert f"| {R.pass_action(12)} | let the Eleven stand |" in doc
-    assert f"| {R.quiet_action(12)} | answer the Eleven with a Quiet! |" in doc
-    assert "(7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6)" in doc and R.DEFAULT_DECK == (7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6)
+    assert f"| {rules.pass_action(12)} | let the Eleven stand |" in doc
+    assert f"| {rules.quiet_action(12)} | answer the Eleven with a Quiet! |" in doc
+    assert "(7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6)" in doc and rules.DEFAULT_DECK == (7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6)
 
 
 def test_resample_keeps_own_hand_and_public_cards_and_redraws_the_rest() -> None:

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from parlour.envs import goes_to_eleven_v0
-from parlour.envs.goes_to_eleven import rules as R
+from parlour.envs.goes_to_eleven import rules
 
-E, Q = R.ELEVEN, R.QUIET
+E, Q = rules.ELEVEN, rules.QUIET
 NEW = "new"
 
 
@@ -29,7 +29,7 @@ def deck_for(
     hands: Sequence[Sequence[int]], piles: Sequence[Sequence[int]], draw: Sequence[int], collected_cards: int = 0
 ) -> tuple[int, ...]:
     """A deck holding exactly the cards of a scenario (collected cards are 1s)."""
-    deck = [0] * R.NUM_KINDS
+    deck = [0] * rules.NUM_KINDS
     for cards in (*hands, *piles, draw):
         for k in cards:
             deck[k] += 1
@@ -54,27 +54,27 @@ def setup(
     env = goes_to_eleven_v0.env(num_players=n, deck=deck, **options)
     opts = env.unwrapped.rules_options
     env.unwrapped.set_state(
-        R.position(opts, hands, piles, draw, collected=collected, current=current, new_pile=new_pile)
+        rules.position(opts, hands, piles, draw, collected=collected, current=current, new_pile=new_pile)
     )
     return env
 
 
 def play(env: Any, kind: int, target: int | str) -> None:
     mp = env.unwrapped.max_piles
-    env.step((mp if target == NEW else int(target)) * R.NUM_KINDS + kind)
+    env.step((mp if target == NEW else int(target)) * rules.NUM_KINDS + kind)
 
 
 def give(env: Any, seats_left: int) -> None:
-    env.step(R.give_base(env.unwrapped.max_piles) + seats_left - 1)
+    env.step(rules.give_base(env.unwrapped.max_piles) + seats_left - 1)
 
 
 def legal_plays(env: Any) -> set[tuple[str, int | str]]:
     mp = env.unwrapped.max_piles
     out: set[tuple[str, int | str]] = set()
     for a in np.flatnonzero(env.observe(env.agent_selection)["action_mask"]):
-        target, kind = divmod(int(a), R.NUM_KINDS)
+        target, kind = divmod(int(a), rules.NUM_KINDS)
         assert target <= mp, "only play actions are legal on a turn"
-        out.add((R.KIND_NAMES[kind], NEW if target == mp else target))
+        out.add((rules.KIND_NAMES[kind], NEW if target == mp else target))
     return out
 
 
@@ -180,8 +180,8 @@ def test_exactly_eleven_with_numbers_the_player_chooses_the_receiver() -> None:
     assert env.unwrapped.game.pile_value[0] == 10
     play(env, num(1), 0)
     g = env.unwrapped.game
-    assert g.phase == R.GIVE and env.agent_selection == "player_1", "no Quiet! answer for a number-card 11"
-    gb = R.give_base(env.unwrapped.max_piles)
+    assert g.phase == rules.GIVE and env.agent_selection == "player_1", "no Quiet! answer for a number-card 11"
+    gb = rules.give_base(env.unwrapped.max_piles)
     assert set(np.flatnonzero(env.observe("player_1")["action_mask"])) == {gb, gb + 1}, "give to either other seat"
     give(env, 2)  # two seats to the left of player_1 is player_0
     assert g.collected == [3, 0, 0] and g.num_piles == 0
@@ -203,8 +203,8 @@ def test_quiet_answers_an_eleven_and_the_elevens_player_takes_the_pile() -> None
     env = setup(hands, [[num(5)]], [num(6), num(7), num(8)])
     play(env, E, 0)
     g = env.unwrapped.game
-    assert g.phase == R.ANSWER and env.agent_selection == "player_1", "asking starts left of the Eleven's player"
-    pass_, quiet = R.pass_action(12), R.quiet_action(12)
+    assert g.phase == rules.ANSWER and env.agent_selection == "player_1", "asking starts left of the Eleven's player"
+    pass_, quiet = rules.pass_action(12), rules.quiet_action(12)
     assert set(np.flatnonzero(env.observe("player_1")["action_mask"])) == {pass_}, "no Quiet!: can only pass"
     env.step(pass_)
     assert env.agent_selection == "player_2"
@@ -221,7 +221,7 @@ def test_first_answer_wins_and_unanswered_eleven_is_given_away() -> None:
     env = setup(hands, [[num(5)], [num(7)]], [num(9)] * 6)
     g = env.unwrapped.game
     play(env, E, 0)
-    env.step(R.quiet_action(12))  # player_1 is asked first and answers
+    env.step(rules.quiet_action(12))  # player_1 is asked first and answers
     assert g.collected == [3, 0, 0] and g.hands[2][Q] == 1, "player_2 was never asked"
     assert env.agent_selection == "player_1"
     play(env, num(2), 1)  # 7 + 2 = 9
@@ -229,10 +229,10 @@ def test_first_answer_wins_and_unanswered_eleven_is_given_away() -> None:
     play(env, Q, 1)
     # player_0's second Eleven: nobody answers (player_1 passes, player_2 has no Quiet! left): it gives it away.
     play(env, E, 1)
-    env.step(R.pass_action(12))
-    assert set(np.flatnonzero(env.observe("player_2")["action_mask"])) == {R.pass_action(12)}
-    env.step(R.pass_action(12))
-    assert g.phase == R.GIVE and env.agent_selection == "player_0"
+    env.step(rules.pass_action(12))
+    assert set(np.flatnonzero(env.observe("player_2")["action_mask"])) == {rules.pass_action(12)}
+    env.step(rules.pass_action(12))
+    assert g.phase == rules.GIVE and env.agent_selection == "player_0"
     give(env, 1)
     assert g.collected == [3, 4, 0], "7, 2, Quiet! and Eleven went to player_1"
     assert env.agent_selection == "player_1"
@@ -255,9 +255,9 @@ def test_quiet_starting_a_new_pile_starts_at_zero_and_eleven_may_start_one() -> 
     assert (g.pile_value[0], g.pile_top[0], g.pile_size[0]) == (0, Q, 1)
     env = setup([[E, num(1), num(1)], [num(2)] * 3], [], [num(4)] * 4)
     play(env, E, NEW)
-    assert env.unwrapped.game.phase == R.ANSWER and env.unwrapped.game.pile_value[0] == 11
-    env.step(R.pass_action(12))
-    assert env.unwrapped.game.phase == R.GIVE
+    assert env.unwrapped.game.phase == rules.ANSWER and env.unwrapped.game.pile_value[0] == 11
+    env.step(rules.pass_action(12))
+    assert env.unwrapped.game.phase == rules.GIVE
 
 
 def test_empty_hands_are_skipped_and_the_game_ends_with_ties_sharing_the_win() -> None:
@@ -308,26 +308,26 @@ def test_pick_on_me_answered_eleven_goes_to_its_player_and_the_pick_stays() -> N
     env.unwrapped._on_new_state()
     play(env, E, 0)
     assert env.agent_selection == "player_2"
-    env.step(R.quiet_action(12))
+    env.step(rules.quiet_action(12))
     assert g.collected == [0, 3, 0] and g.pick == 0
     # Unanswered Eleven: the pick's holder takes it.
     env2 = setup(
         [[num(1)] * 3, [E, num(2), num(2)], [num(3)] * 3], [[num(5)]], [num(9)] * 6, pick_on_me=True, current=1
     )
     play(env2, E, 0)
-    env2.step(R.pass_action(12))
-    env2.step(R.pass_action(12))
+    env2.step(rules.pass_action(12))
+    env2.step(rules.pass_action(12))
     assert env2.unwrapped.game.collected == [2, 0, 0] and env2.unwrapped.game.pick == 1
 
 
 def test_setup_covers_special_cards_until_a_number_is_on_top() -> None:
     buried = 0
     for seed in range(300):
-        g = R.deal(R.Options(), np.random.default_rng(seed))
+        g = rules.deal(rules.Options(), np.random.default_rng(seed))
         top, size, value = g.pile_top[0], g.pile_size[0], g.pile_value[0]
-        assert top < R.NUM_NUMBERS and value == top + 1, "a number is on top and buried specials count 0"
+        assert top < rules.NUM_NUMBERS and value == top + 1, "a number is on top and buried specials count 0"
         assert sum(g.played) == size and g.played[top] >= 1
-        assert sum(g.played[R.NUM_NUMBERS :]) == size - 1, "every card under the top one is a special card"
+        assert sum(g.played[rules.NUM_NUMBERS :]) == size - 1, "every card under the top one is a special card"
         assert len(g.draw) == 72 - 4 * 3 - size and g.hand_size == [3, 3, 3, 3]
         buried += size > 1
     assert buried > 10, "some deals bury special cards (the case is exercised)"
@@ -370,31 +370,31 @@ def test_bad_keywords_raise_with_the_valid_range(kwargs: dict[str, Any], message
 def test_position_refuses_impossible_states(
     hands: list[list[int]], piles: list[list[int]], draw: list[int], message: str
 ) -> None:
-    opts = R.Options(num_players=2, deck=deck_for(hands, piles, draw) if len(hands) == 2 else R.DEFAULT_DECK)
+    opts = rules.Options(num_players=2, deck=deck_for(hands, piles, draw) if len(hands) == 2 else rules.DEFAULT_DECK)
     with pytest.raises(ValueError) as err:
-        R.position(opts, hands, piles, draw)
+        rules.position(opts, hands, piles, draw)
     assert message in str(err.value)
 
 
 @pytest.mark.parametrize("start_seat", [1, 2, 3])
 def test_the_deal_goes_round_from_seat_0_whatever_the_first_player(start_seat: int) -> None:
     """Ruling: ``start_seat`` says who plays first, not where the deal starts."""
-    first = R.deal(R.Options(), np.random.default_rng(11))
-    other = R.deal(R.Options(start_seat=start_seat), np.random.default_rng(11))
+    first = rules.deal(rules.Options(), np.random.default_rng(11))
+    other = rules.deal(rules.Options(start_seat=start_seat), np.random.default_rng(11))
     assert other.hands == first.hands and other.draw == first.draw and other.pile_top == first.pile_top
     assert (first.current, other.current) == (0, start_seat)
 
 
-@pytest.mark.parametrize("special", [R.ELEVEN, R.QUIET])
+@pytest.mark.parametrize("special", [rules.ELEVEN, rules.QUIET])
 def test_a_special_no_number_can_cover_starts_the_pile_at_0(special: int) -> None:
     """Ruling: when every number card of a custom deck went into the hands, the special turned up stays on top
     and the pile starts at 0 (as a Quiet! starts one); play goes on, on that pile."""
-    deck = [0] * R.NUM_KINDS
+    deck = [0] * rules.NUM_KINDS
     deck[0], deck[special] = 6, 1  # six 1s for two hands of three, one special
-    opts = R.Options(num_players=2, deck=tuple(deck))
-    seed = next(s for s in range(100) if R.deal(opts, np.random.default_rng(s)).pile_top[0] == special)
-    g = R.deal(opts, np.random.default_rng(seed))
+    opts = rules.Options(num_players=2, deck=tuple(deck))
+    seed = next(s for s in range(100) if rules.deal(opts, np.random.default_rng(s)).pile_top[0] == special)
+    g = rules.deal(opts, np.random.default_rng(seed))
     assert (g.pile_value[0], g.pile_size[0], g.draw) == (0, 1, [])
-    assert g.hands == [[3] + [0] * (R.NUM_KINDS - 1)] * 2
-    g.apply(0 * R.NUM_KINDS + 0)  # player 0 plays a 1 on the pile
+    assert g.hands == [[3] + [0] * (rules.NUM_KINDS - 1)] * 2
+    g.apply(0 * rules.NUM_KINDS + 0)  # player 0 plays a 1 on the pile
     assert (g.pile_value[0], g.pile_top[0], g.current) == (1, 0, 1)

@@ -14,10 +14,10 @@ from parlour.baselines.match import play_game, run_match
 from parlour.baselines.search import DeterminizedSearch
 from parlour.envs import lady_alice_v1
 from parlour.envs import make as make_env
-from parlour.envs.lady_alice import rules as R
+from parlour.envs.lady_alice import rules
 
 BOTS = ["random", "lady_alice_heuristic", "lady_alice_expert"]
-NAMES = {R.clue_name(c): c for c in range(R.NUM_CLUES)}
+NAMES = {rules.clue_name(c): c for c in range(rules.NUM_CLUES)}
 
 
 def test_registry() -> None:
@@ -55,7 +55,7 @@ def play_suspicion(env: Any, names: list[str]) -> None:
 def test_expert_knows_the_probabilities_and_accuses_when_sure() -> None:
     evidence = [NAMES["Mary Kingsley"], NAMES["Waterloo Station"], NAMES["7:00"], NAMES["compass"]]
     env = lady_alice_v1.env(num_players=4)
-    env.unwrapped.set_state(R.position(env.unwrapped.rules_options, evidence, holder=3))
+    env.unwrapped.set_state(rules.position(env.unwrapped.rules_options, evidence, holder=3))
     view = decode(env.observe("player_0")["observation"])
     worlds, prob = solution_probabilities(view)
     assert len(worlds) == 8**3 and prob[NAMES["Mary Kingsley"]] == 1.0 and prob[NAMES["Tippu Tip"]] == 0.0
@@ -74,18 +74,18 @@ def test_expert_knows_the_probabilities_and_accuses_when_sure() -> None:
 def test_expert_does_not_accuse_when_unsure() -> None:
     evidence = [NAMES["Mary Kingsley"], NAMES["Waterloo Station"], NAMES["7:00"], NAMES["compass"]]
     env = lady_alice_v1.env(num_players=4)
-    env.unwrapped.set_state(R.position(env.unwrapped.rules_options, evidence, holder=3))
+    env.unwrapped.set_state(rules.position(env.unwrapped.rules_options, evidence, holder=3))
     play_suspicion(env, ["Mary Kingsley", "Waterloo Station", "7:00", "Object 3"])  # 3 smiles
     obs = env.observe("player_0")
     action = LadyAliceExpert().act(obs["observation"], obs["action_mask"], np.random.default_rng(0))
-    assert action != R.ACCUSE
+    assert action != rules.ACCUSE
 
 
 def expected_log_size(
     n: int, own: int, verdicts: list[tuple[tuple[int, ...], int]], suspicion: tuple[int, ...]
 ) -> float:
     """Expected log-size of the suspecting seat's consistent set after the verdict on ``suspicion``."""
-    member = R.membership(n)[R.consistent_mask(n, own, verdicts)]
+    member = rules.membership(n)[rules.consistent_mask(n, own, verdicts)]
     smiles = member[:, list(suspicion)].sum(axis=1)
     counts = np.bincount(smiles)
     counts = counts[counts > 0]
@@ -100,9 +100,9 @@ def test_expert_suspects_the_most_informative_combination(seed: int) -> None:
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     g = env.unwrapped.game
-    while g.rounds < 2 or g.phase != R.SUSPECT:
+    while g.rounds < 2 or g.phase != rules.SUSPECT:
         obs = env.observe(env.agent_selection)
-        env.step(R.PASS if g.phase == R.DEDUCE else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        env.step(rules.PASS if g.phase == rules.DEDUCE else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     expert, holder = LadyAliceExpert(), g.holder
     for _ in range(4):
         obs = env.observe(env.agent_selection)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from parlour.envs import checks, lady_alice_v1
-from parlour.envs.lady_alice import rules as R
+from parlour.envs.lady_alice import rules
 from parlour.envs.lady_alice.env import observation_layout
 
 PLAYER_COUNTS = [3, 4, 5]
@@ -43,7 +43,7 @@ def test_consistent_solutions_shrink_and_keep_the_truth() -> None:
     rng = np.random.default_rng(0)
     while g.rounds < 5 and not g.is_terminal():
         mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(R.PASS if g.phase == R.DEDUCE else int(rng.choice(np.flatnonzero(mask))))
+        env.step(rules.PASS if g.phase == rules.DEDUCE else int(rng.choice(np.flatnonzero(mask))))
         sizes.append(len(env.unwrapped.consistent_solutions("player_0")))
     assert all(a >= b for a, b in zip(sizes, sizes[1:], strict=False)) and sizes[-1] < sizes[0]
     assert any((row == np.array(g.solution)).all() for row in env.unwrapped.consistent_solutions("player_0"))
@@ -57,7 +57,7 @@ def test_observation_dict_shows_own_card_and_counters_only() -> None:
         d = env.unwrapped.observation_dict(f"player_{s}")
         assert d["own_evidence"].argmax() == g.evidence[s] and d["own_evidence"].sum() == 1
         assert np.allclose(d["counters_left"], 1.0) and d["to_act"].argmax() == (0 - s) % 4
-        assert d["num_players"].argmax() == 1 and d["phase"].argmax() == R.SUSPECT
+        assert d["num_players"].argmax() == 1 and d["phase"].argmax() == rules.SUSPECT
 
 
 def test_spaces_decode_render_and_docs() -> None:
@@ -72,7 +72,7 @@ def test_spaces_decode_render_and_docs() -> None:
     g = env.unwrapped.game
     umpire, mine = env.render(), env.render_text("player_0")
     assert "solution:" in umpire and "solution:" not in mine
-    assert f"player_0: evidence {R.clue_name(g.evidence[0])}" in mine and "player_1: evidence ?" in mine
+    assert f"player_0: evidence {rules.clue_name(g.evidence[0])}" in mine and "player_1: evidence ?" in mine
     doc = lady_alice_v1.__doc__ or ""
     assert observation_layout().markdown_table() in doc and f"({observation_layout().size},)" in doc
     assert "Discrete(41)" in doc and "| 35 | pass |" in doc
@@ -99,4 +99,4 @@ def test_bad_keywords_raise_with_the_valid_range(kwargs: dict[str, Any], message
 
 def test_position_refuses_a_wrong_evidence_set() -> None:
     with pytest.raises(ValueError, match="is not a 4-player solution"):
-        R.position(R.Options(), [0, 1, 16, 24])  # two suspects with four players
+        rules.position(rules.Options(), [0, 1, 16, 24])  # two suspects with four players

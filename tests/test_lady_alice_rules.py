@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from parlour.envs import lady_alice_v0, lady_alice_v1
-from parlour.envs.lady_alice import rules as R
+from parlour.envs.lady_alice import rules
 
-NAMES = {R.clue_name(c): c for c in range(R.NUM_CLUES)}
+NAMES = {rules.clue_name(c): c for c in range(rules.NUM_CLUES)}
 HELEN, GORDON, JOHN, AUDREY = range(4)
 # The rulebook's examples: Helen holds Mary Kingsley, Gordon Waterloo Station, John 7:00, Audrey the compass.
 EVIDENCE_4 = [NAMES["Mary Kingsley"], NAMES["Waterloo Station"], NAMES["7:00"], NAMES["compass"]]
@@ -25,14 +25,14 @@ def cover(g: Any, clues: list[int]) -> None:
     """Cover clues by hand (as a zero-smile verdict would), keeping the rules' derived counts in step."""
     for c in clues:
         if not g.covered[c]:
-            g.uncovered[R.category(c)] -= 1
+            g.uncovered[rules.category(c)] -= 1
         g.covered[c] = True
         g.open[c] = 0
 
 
 def setup(evidence: list[int], holder: int = 0, version: Any = lady_alice_v1, **options: Any) -> Any:
     env = version.env(num_players=len(evidence), **options)
-    env.unwrapped.set_state(R.position(env.unwrapped.rules_options, evidence, holder=holder))
+    env.unwrapped.set_state(rules.position(env.unwrapped.rules_options, evidence, holder=holder))
     return env
 
 
@@ -43,13 +43,13 @@ def suspect(env: Any, *names: str) -> None:
 
 def place(env: Any, name: str, value: int) -> None:
     env.step(clue(name))
-    env.step(R.VALUE_BASE + value)
+    env.step(rules.VALUE_BASE + value)
 
 
 def accuse(env: Any, *names: str, missing: int | None = None) -> None:
-    env.step(R.ACCUSE)
+    env.step(rules.ACCUSE)
     if missing is not None:
-        env.step(R.MISSING_BASE + missing)
+        env.step(rules.MISSING_BASE + missing)
     for name in names:
         env.step(clue(name))
 
@@ -67,8 +67,8 @@ def seat(env: Any) -> int:
 def test_the_evidence_deal(n: int, per_category: list[int]) -> None:
     specials = set()
     for s in range(40):
-        g = R.deal(R.Options(num_players=n), np.random.default_rng(s))
-        counts = [sum(R.category(c) == k for c in g.solution) for k in range(4)]
+        g = rules.deal(rules.Options(num_players=n), np.random.default_rng(s))
+        counts = [sum(rules.category(c) == k for c in g.solution) for k in range(4)]
         assert sorted(counts) == per_category, "one per category; 5 players: one doubled; 3: one missing"
         assert sorted(g.evidence) == list(g.solution) and len(set(g.evidence)) == n, "one card each"
         if n != 4:
@@ -85,15 +85,15 @@ def test_suspicion_verdict_counts_smiles_and_zero_covers_the_four_clues() -> Non
     g = env.unwrapped.game
     assert g.history[-1].smiles == 2 and not any(g.covered)
     obs = env.unwrapped.observation_dict("player_0")
-    assert obs["previous_smiles"].argmax() == 2 and obs["suspicions"][0, R.NUM_CLUES + 2] == 1
+    assert obs["previous_smiles"].argmax() == 2 and obs["suspicions"][0, rules.NUM_CLUES + 2] == 1
     assert obs["suspicion_seats"][0, 3] == 1, "Audrey, three seats to the left of Helen"
     # Everybody passes; the notebook goes to Helen, who suspects four red herrings.
     for _ in range(4):
-        env.step(R.PASS)
+        env.step(rules.PASS)
     assert seat(env) == HELEN and g.holder == HELEN
     suspect(env, "Tippu Tip", "Place 2", "Time 3", "Object 3")
     assert g.history[-1].smiles == 0
-    assert [R.clue_name(c) for c in range(32) if g.covered[c]] == ["Tippu Tip", "Place 2", "Time 3", "Object 3"]
+    assert [rules.clue_name(c) for c in range(32) if g.covered[c]] == ["Tippu Tip", "Place 2", "Time 3", "Object 3"]
     assert clue("Place 2") not in legal(env), "no counter on a covered clue"
 
 
@@ -167,10 +167,10 @@ def test_rulebook_deductions_example() -> None:
     suspect(env, "Tippu Tip", "Place 2", "Time 3", "compass")
     g = env.unwrapped.game
     assert seat(env) == HELEN, "the Deductions start left of the suspecting player"
-    env.step(R.PASS)  # Helen passes
+    env.step(rules.PASS)  # Helen passes
     place(env, "Waterloo Station", 2)  # Gordon
     place(env, "Mary Kingsley", 0)  # John
-    env.step(R.PASS)  # Audrey
+    env.step(rules.PASS)  # Audrey
     assert seat(env) == HELEN, "placements broke the sequence: Helen plays again"
     john = env.unwrapped.observation_dict("player_0")["face_down"][JOHN, clue("Mary Kingsley")]
     assert john > 0, "John's counter lies face down"
@@ -181,31 +181,31 @@ def test_rulebook_deductions_example() -> None:
     place(env, "7:00", 1)  # Gordon
     for who in (JOHN, AUDREY, HELEN):
         assert seat(env) == who
-        env.step(R.PASS)
-    assert g.phase == R.DEDUCE, "Gordon has not passed yet"
-    env.step(R.PASS)  # Gordon: all players passed one after another
-    assert g.phase == R.SUSPECT and seat(env) == HELEN and g.holder == HELEN
+        env.step(rules.PASS)
+    assert g.phase == rules.DEDUCE, "Gordon has not passed yet"
+    env.step(rules.PASS)  # Gordon: all players passed one after another
+    assert g.phase == rules.SUSPECT and seat(env) == HELEN and g.holder == HELEN
 
 
 def test_rulebook_accusation_example_and_exclusion() -> None:
     env = setup(EVIDENCE_4, holder=AUDREY)
     suspect(env, "Tippu Tip", "Place 2", "Time 3", "compass")
     g = env.unwrapped.game
-    env.step(R.PASS)  # Helen
+    env.step(rules.PASS)  # Helen
     place(env, "Waterloo Station", 1)  # Gordon
-    env.step(R.PASS)  # John
+    env.step(rules.PASS)  # John
     accuse(env, "Mary Kingsley", "Waterloo Station", "5 p.m.", "compass")  # Audrey, wrong (3 smiles)
     assert g.excluded[AUDREY] and g.history[-1].accusation and g.history[-1].smiles == 3
-    env.step(R.PASS)  # Helen
-    assert g.phase == R.DEDUCE
-    env.step(R.PASS)  # Gordon: the phase ends (John passed before the accusation)
-    assert g.phase == R.SUSPECT and g.holder == HELEN
+    env.step(rules.PASS)  # Helen
+    assert g.phase == rules.DEDUCE
+    env.step(rules.PASS)  # Gordon: the phase ends (John passed before the accusation)
+    assert g.phase == rules.SUSPECT and g.holder == HELEN
     suspect(env, "Tippu Tip", "Place 3", "Time 3", "compass")  # Helen: the verdict still shows Audrey's compass
     assert g.history[-1].smiles == 1
     # The excluded player never deduces nor holds the notebook again.
     for _ in range(3):
         assert seat(env) != AUDREY
-        env.step(R.PASS)
+        env.step(rules.PASS)
     assert g.holder == GORDON
 
 
@@ -224,7 +224,7 @@ def test_placing_needs_a_counter_of_that_value() -> None:
     g.left[HELEN] = [0, 3, 0]
     env.unwrapped._on_new_state()
     env.step(clue("Place 5"))
-    assert legal(env) == {R.VALUE_BASE + 1}
+    assert legal(env) == {rules.VALUE_BASE + 1}
     g.left[HELEN] = [0, 0, 0]
 
 
@@ -272,9 +272,9 @@ def test_three_player_accusation_names_the_missing_category(missing: int, names:
     env = setup([clue("Waterloo Station"), clue("7:00"), clue("compass")], holder=2)  # Suspects are missing
     suspect(env, "Tippu Tip", "Place 2", "Time 3", "Object 3")
     assert seat(env) == 0
-    env.step(R.ACCUSE)
-    assert legal(env) == set(range(R.MISSING_BASE, R.NUM_ACTIONS)), "the missing category is named first"
-    env.step(R.MISSING_BASE + missing)
+    env.step(rules.ACCUSE)
+    assert legal(env) == set(range(rules.MISSING_BASE, rules.NUM_ACTIONS)), "the missing category is named first"
+    env.step(rules.MISSING_BASE + missing)
     first = [c for c in range(4) if c != missing][0]
     assert legal(env) == set(range(first * 8, first * 8 + 8))
     for name in names:
@@ -313,7 +313,7 @@ def test_turn_cap_truncates_and_scores_without_accusation_bonus() -> None:
     suspect(env, "Mary Kingsley", "Waterloo Station", "7:00", "compass")  # the exact solution: +1 for Audrey
     place(env, "Mary Kingsley", 2)  # Helen
     for _ in range(4):
-        env.step(R.PASS)
+        env.step(rules.PASS)
     g = env.unwrapped.game
     assert g.truncated and g.is_terminal()
     assert all(env.truncations.values()) and not any(env.terminations.values())
@@ -419,7 +419,7 @@ def test_scoring(
     scores: list[int],
     winners: list[int],
 ) -> None:
-    g = R.position(R.Options(num_players=n, reward="score"), evidence)
+    g = rules.position(rules.Options(num_players=n, reward="score"), evidence)
     for owner, c, value in counters:
         g._place(owner, c, value)
     for s in excluded:
@@ -442,7 +442,7 @@ def test_consistent_solutions_match_brute_force(n: int) -> None:
     g = env.unwrapped.game
     while g.rounds < 3:
         mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(R.PASS if g.phase == R.DEDUCE else int(rng.choice(np.flatnonzero(mask))))
+        env.step(rules.PASS if g.phase == rules.DEDUCE else int(rng.choice(np.flatnonzero(mask))))
     for agent in env.possible_agents:
         s = env.unwrapped._seat[agent]
         got = {tuple(int(c) for c in row) for row in env.unwrapped.consistent_solutions(agent)}
@@ -451,7 +451,7 @@ def test_consistent_solutions_match_brute_force(n: int) -> None:
             base = [k * 8 + i for k, i in enumerate(cats)]
             for special in range(4) if n != 4 else [None]:
                 if n == 3:
-                    sol = tuple(sorted(c for c in base if R.category(c) != special))
+                    sol = tuple(sorted(c for c in base if rules.category(c) != special))
                     options = [sol]
                 elif n == 5:
                     options = [

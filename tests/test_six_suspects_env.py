@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from parlour.envs import make, six_suspects_v0
-from parlour.envs.six_suspects import rules as R
+from parlour.envs.six_suspects import rules
 from parlour.envs.six_suspects.env import OBSERVATION_LAYOUT
 
 PLAYER_COUNTS = list(range(2, 9))
@@ -20,11 +20,11 @@ def peek(env: Any, position: int = 0) -> None:
 
 def play_peeks(env: Any, count: int) -> None:
     for k in range(count):
-        env.step(k % R.NUM_POSITIONS)
+        env.step(k % rules.NUM_POSITIONS)
 
 
 def set_layout(env: Any, cards: list[int]) -> None:
-    env.unwrapped.set_state(R.position(env.unwrapped.rules_options, cards))
+    env.unwrapped.set_state(rules.position(env.unwrapped.rules_options, cards))
 
 
 def test_same_seed_same_deal_different_seed_different_deal(six: Any) -> None:
@@ -38,7 +38,7 @@ def test_spaces_and_metadata() -> None:
     assert env.metadata["name"] == "six_suspects_v0"
     assert env.possible_agents == [f"player_{i}" for i in range(5)]
     assert env.observation_space("player_0")["observation"].shape == (OBSERVATION_LAYOUT.size,)
-    assert env.action_space("player_0").n == R.NUM_ACTIONS == 19
+    assert env.action_space("player_0").n == rules.NUM_ACTIONS == 19
     assert env.state().shape == env.state_space.shape
     assert env.state_space.contains(env.state())
 
@@ -59,7 +59,7 @@ ANNOUNCE_CASES = [
 def test_announcement_needs_four_turns_each(six: Any, n: int, peeks: int, legal: bool) -> None:
     env = six(num_players=n)
     play_peeks(env, peeks)
-    assert bool(env.observe(env.agent_selection)["action_mask"][R.ANNOUNCE]) is legal
+    assert bool(env.observe(env.agent_selection)["action_mask"][rules.ANNOUNCE]) is legal
     obs = env.observation_dict(env.agent_selection)
     assert obs["can_announce"][0] == float(legal)
 
@@ -68,9 +68,9 @@ def test_announcing_gives_everyone_else_exactly_one_last_turn_then_the_vote(six:
     env = six(num_players=4)
     play_peeks(env, 4 * 4 + 1)  # player_1 is to act, everyone has had four turns
     assert env.agent_selection == "player_1"
-    env.step(R.ANNOUNCE)
+    env.step(rules.ANNOUNCE)
     order = []
-    while env.unwrapped.game.phase == R.LAST_TURNS:
+    while env.unwrapped.game.phase == rules.LAST_TURNS:
         mask = env.observe(env.agent_selection)["action_mask"]
         assert mask[:12].all() and not mask[12:].any(), "last turns are peeks only"
         order.append(env.agent_selection)
@@ -81,7 +81,7 @@ def test_announcing_gives_everyone_else_exactly_one_last_turn_then_the_vote(six:
         mask = env.observe(env.agent_selection)["action_mask"]
         assert not mask[:13].any() and mask[13:].all(), "the vote is the only choice"
         voters.append(env.agent_selection)
-        env.step(R.VOTE_BASE)
+        env.step(rules.VOTE_BASE)
     assert voters == ["player_2", "player_3", "player_0", "player_1"]  # clockwise from the announcer's left
     assert all(env.terminations.values())
 
@@ -89,7 +89,7 @@ def test_announcing_gives_everyone_else_exactly_one_last_turn_then_the_vote(six:
 def test_table_announces_at_the_turn_cap(six: Any) -> None:
     env = six(num_players=3, table_announcement_turns=5)
     play_peeks(env, 15)
-    assert env.unwrapped.game.phase == R.VOTE and env.unwrapped.game.announcer == R.TABLE
+    assert env.unwrapped.game.phase == rules.VOTE and env.unwrapped.game.announcer == rules.TABLE
     assert env.observation_dict("player_1")["announcer"][-1] == 1
     assert env.agent_selection == "player_0"
 
@@ -97,11 +97,11 @@ def test_table_announces_at_the_turn_cap(six: Any) -> None:
 def test_votes_are_hidden_until_everyone_has_voted(six: Any) -> None:
     env = six(num_players=3)
     play_peeks(env, 12)
-    env.step(R.ANNOUNCE)
+    env.step(rules.ANNOUNCE)
     play_peeks(env, 2)
     first = env.agent_selection
     before = {a: env.observe(a)["observation"].copy() for a in env.agents}
-    env.step(R.VOTE_BASE + 2)
+    env.step(rules.VOTE_BASE + 2)
     for a in env.agents:
         changed = not np.array_equal(before[a], env.observe(a)["observation"])
         obs = env.observation_dict(a)
@@ -133,13 +133,13 @@ def finish_with_votes(env: Any, votes: dict[str, int]) -> dict[str, float]:
     """Play to the vote (announcement by the seat to act after four rounds) and cast ``votes``."""
     n = env.num_players
     play_peeks(env, 4 * n)
-    env.step(R.ANNOUNCE)
+    env.step(rules.ANNOUNCE)
     play_peeks(env, n - 1)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():
         _, reward, term, trunc, _ = env.last()
         totals[agent] += reward
-        env.step(None if term or trunc else R.VOTE_BASE + votes[agent])
+        env.step(None if term or trunc else rules.VOTE_BASE + votes[agent])
     return totals
 
 
@@ -173,8 +173,8 @@ REWARD_CASES = [
 @pytest.mark.parametrize(("mode", "votes", "expected"), REWARD_CASES)
 def test_rewards_by_mode(six: Any, mode: str, votes: dict[str, int], expected: dict[str, float]) -> None:
     env = six(num_players=3, reward=mode)
-    cards = R.resolve(TIE_LAYOUT)
-    assert [R.SUSPECTS[c] for c in cards.culprits] == ["Beatrice", "Francine"]
+    cards = rules.resolve(TIE_LAYOUT)
+    assert [rules.SUSPECTS[c] for c in cards.culprits] == ["Beatrice", "Francine"]
     set_layout(env, TIE_LAYOUT)
     assert finish_with_votes(env, votes) == expected
 
@@ -186,12 +186,12 @@ def test_expected_reward_is_the_vote_reward_once_every_card_is_known(six: Any) -
         for p in range(12):  # player_0 sees every card, player_1 only Albert's top card
             env.step(p)
             env.step(0)
-        env.step(R.ANNOUNCE)
+        env.step(rules.ANNOUNCE)
         env.step(0)
         for agent in env.agent_iter():
             _, reward, term, trunc, _ = env.last()
             totals[(mode, agent)] = totals.get((mode, agent), 0.0) + reward
-            env.step(None if term or trunc else R.VOTE_BASE + 3)
+            env.step(None if term or trunc else rules.VOTE_BASE + 3)
     assert totals[("expected", "player_0")] == totals[("vote", "player_0")] in (1.0, -1.0)
     # player_1 saw one card: its expected reward is strictly between the two outcomes
     assert -1.0 < totals[("expected", "player_1")] < 1.0
@@ -223,10 +223,10 @@ def test_terminal_infos_reveal_the_outcome(six: Any) -> None:
     set_layout(env, TIE_LAYOUT)
     n = 3
     play_peeks(env, 4 * n)
-    env.step(R.ANNOUNCE)
+    env.step(rules.ANNOUNCE)
     play_peeks(env, n - 1)
     for v in (1, 5, 0):
-        env.step(R.VOTE_BASE + v)
+        env.step(rules.VOTE_BASE + v)
     info = env.infos["player_0"]["outcome"]
     # the vote runs clockwise from the announcer's left: player_1 (Beatrice), player_2 (Francine), player_0 (Albert)
     assert info["scores"] == [0, 1, 1] and info["winners"] == [1, 2]
@@ -257,10 +257,10 @@ def test_three_games_in_a_row_accumulate_scores(six: Any) -> None:
 def test_match_starts_rotate(six: Any) -> None:
     env = six(num_players=3, num_games=2)
     play_peeks(env, 4 * 3)
-    env.step(R.ANNOUNCE)
+    env.step(rules.ANNOUNCE)
     play_peeks(env, 2)
     for _ in range(3):
-        env.step(R.VOTE_BASE)
+        env.step(rules.VOTE_BASE)
     assert env.unwrapped.game.game_index == 1
     assert env.agent_selection == "player_1"  # the second game starts one seat further clockwise
 
@@ -269,7 +269,7 @@ def test_match_starts_rotate(six: Any) -> None:
 def test_illegal_action_raises_with_the_legal_actions(six: Any) -> None:
     env = six(num_players=3)
     with pytest.raises(ValueError, match=r"illegal action 12 \(announce\) for player_0; legal actions: 0 \(peek"):
-        env.step(R.ANNOUNCE)
+        env.step(rules.ANNOUNCE)
     with pytest.raises(ValueError, match="illegal action 99"):
         env.step(99)
     with pytest.raises(ValueError, match="illegal action 'x'"):
@@ -278,7 +278,7 @@ def test_illegal_action_raises_with_the_legal_actions(six: Any) -> None:
 
 def test_illegal_action_penalty_mode_ends_the_game(six: Any) -> None:
     env = six(num_players=3, illegal_action="penalize", illegal_reward=-5)
-    env.step(R.VOTE_BASE)
+    env.step(rules.VOTE_BASE)
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -5.0, "player_1": 0.0, "player_2": 0.0}
     assert env.infos["player_0"]["outcome"]["illegal_action"]["agent"] == "player_0"
@@ -324,7 +324,7 @@ def test_decode_action_and_render(six: Any) -> None:
     with pytest.raises(ValueError, match=r"expected an integer in \[0, 18\]"):
         env.decode_action(19)
     env.step(4)
-    card = R.card_name(env.unwrapped.game.layout[4])
+    card = rules.card_name(env.unwrapped.game.layout[4])
     umpire = env.render()
     assert umpire == env.render_text(None) and "?" not in umpire
     mine = env.render_text("player_0")
@@ -338,13 +338,13 @@ def test_docs_action_table_matches_decode_action() -> None:
     assert "| 0–5 | peek at the top card of Albert … Francine |" in doc
     assert env.decode_action(0) == "peek Albert, top card" and env.decode_action(5) == "peek Francine, top card"
     assert env.decode_action(6) == "peek Albert, bottom card" and env.decode_action(13) == "vote Albert"
-    assert f"Discrete({R.NUM_ACTIONS})" in doc and f"({OBSERVATION_LAYOUT.size},)" in doc
+    assert f"Discrete({rules.NUM_ACTIONS})" in doc and f"({OBSERVATION_LAYOUT.size},)" in doc
 
 
 def test_observation_dict_decodes_the_vector(six: Any) -> None:
     env = six(num_players=4)
     d = env.observation_dict("player_2")
-    assert d["num_players"].argmax() == 2 and d["phase"].argmax() == R.PEEK
+    assert d["num_players"].argmax() == 2 and d["phase"].argmax() == rules.PEEK
     assert d["to_act"].argmax() == 2  # player_0 is two seats left of player_2... relative (0-2)%4 = 2
 
 
@@ -353,25 +353,25 @@ def test_observation_dict_decodes_the_vector(six: Any) -> None:
     [
         (list(range(11)), [], "is not a permutation"),
         ([0] * 12, [], "is not a permutation"),
-        (list(range(12)), [R.ANNOUNCE], "position: action 0 (12): illegal action 12"),
-        (list(range(12)), [0, 1, R.VOTE_BASE], "position: action 2"),
+        (list(range(12)), [rules.ANNOUNCE], "position: action 0 (12): illegal action 12"),
+        (list(range(12)), [0, 1, rules.VOTE_BASE], "position: action 2"),
         (list(range(12)), [0, 99], "position: action 1 (99): action 99 is not valid"),
     ],
 )
 def test_position_refuses_what_the_rules_forbid(layout: list[int], actions: list[int], message: str) -> None:
     with pytest.raises(ValueError) as err:
-        R.position(R.Options(num_players=2), layout, actions)
+        rules.position(rules.Options(num_players=2), layout, actions)
     assert message in str(err.value)
 
 
 def test_position_plays_its_actions_from_the_start() -> None:
-    opts = R.Options(num_players=3)
+    opts = rules.Options(num_players=3)
     layout = list(range(11, -1, -1))
-    g = R.position(opts, layout, list(range(4 * 3)))  # four turns each: an announcement is allowed
+    g = rules.position(opts, layout, list(range(4 * 3)))  # four turns each: an announcement is allowed
     assert g.layout == layout and g.can_announce() and g.current == 0
     assert g.seen[1][1] and g.peeks[2] == [0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1]
-    g.apply(R.ANNOUNCE)
-    assert (g.phase, g.announcer, g.current) == (R.LAST_TURNS, 0, 1)
+    g.apply(rules.ANNOUNCE)
+    assert (g.phase, g.announcer, g.current) == (rules.LAST_TURNS, 0, 1)
 
 
 @pytest.mark.parametrize("n", [2, 5, 8])

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import pytest
 
-from parlour.envs.six_suspects import rules as R
+from parlour.envs.six_suspects import rules
 
-TOKENS = {"S": R.SWAP, "TL": R.TORCH_LEFT, "TR": R.TORCH_RIGHT, "M": R.MIRROR, "D": R.DIAMOND, "P": R.POLICE}
-TOKENS.update({str(v): R.PLAIN_CARDS[i] for i, v in enumerate(R.DEFAULT_PLAIN_VALUES)})
+TOKENS = {
+    "S": rules.SWAP,
+    "TL": rules.TORCH_LEFT,
+    "TR": rules.TORCH_RIGHT,
+    "M": rules.MIRROR,
+    "D": rules.DIAMOND,
+    "P": rules.POLICE,
+}
+TOKENS.update({str(v): rules.PLAIN_CARDS[i] for i, v in enumerate(rules.DEFAULT_PLAIN_VALUES)})
 
 
 def layout(top: list[object], bottom: list[object]) -> list[int]:
@@ -105,21 +112,21 @@ CASES = [
 
 @pytest.mark.parametrize(("top", "bottom", "totals", "culprits"), CASES)
 def test_resolution(top: list[object], bottom: list[object], totals: list[float | None], culprits: list[str]) -> None:
-    res = R.resolve(layout(top, bottom))
+    res = rules.resolve(layout(top, bottom))
     got = [None if res.police[c] else res.totals_halves[c] / 2 for c in range(6)]
     assert got == totals
-    assert [R.SUSPECTS[c] for c in res.culprits] == culprits
+    assert [rules.SUSPECTS[c] for c in res.culprits] == culprits
 
 
 def test_loop_cards_resolve_to_loop() -> None:
-    res = R.resolve(layout(["TR", "TL", 6, 5, 0, 1], [2, 3, "S", "M", "D", "P"]))
+    res = rules.resolve(layout(["TR", "TL", 6, 5, 0, 1], [2, 3, "S", "M", "D", "P"]))
     # After the swap the Mirror sits under Beatrice and copies the looped Torch Left.
-    assert res.effective[0] == R.LOOP and res.effective[1] == R.LOOP and res.effective[7] == R.LOOP
+    assert res.effective[0] == rules.LOOP and res.effective[1] == rules.LOOP and res.effective[7] == rules.LOOP
 
 
 def test_plain_values_keyword_changes_totals() -> None:
     lay = layout([0, 1, 2, 3, 5, 6], ["S", "TL", "TR", "M", "D", "P"])
-    assert R.resolve(lay).totals_halves != R.resolve(lay, (9, 1, 2, 3, 5, 6)).totals_halves
+    assert rules.resolve(lay).totals_halves != rules.resolve(lay, (9, 1, 2, 3, 5, 6)).totals_halves
 
 
 def test_every_layout_has_a_culprit_and_police_never_is() -> None:
@@ -127,7 +134,7 @@ def test_every_layout_has_a_culprit_and_police_never_is() -> None:
 
     rng = np.random.default_rng(0)
     for _ in range(2000):
-        res = R.resolve(rng.permutation(12))
+        res = rules.resolve(rng.permutation(12))
         assert res.culprits
         assert not any(res.police[c] for c in res.culprits)
         assert sum(res.police) >= 1  # the Police card itself always marks its column
@@ -138,11 +145,11 @@ def test_vectorised_resolution_agrees_with_resolve() -> None:
 
     rng = np.random.default_rng(1)
     layouts = np.array([rng.permutation(12) for _ in range(3000)])
-    fast = R.culprits_many(layouts)
+    fast = rules.culprits_many(layouts)
     for lay, row in zip(layouts, fast, strict=True):
-        assert sorted(np.flatnonzero(row)) == list(R.resolve(lay).culprits)
+        assert sorted(np.flatnonzero(row)) == list(rules.resolve(lay).culprits)
     values = (6, 5, 4, 3, 2, 1)
     assert (
-        R.culprits_many(layouts[:200], values)
-        == [[c in R.resolve(x, values).culprits for c in range(6)] for x in layouts[:200]]
+        rules.culprits_many(layouts[:200], values)
+        == [[c in rules.resolve(x, values).culprits for c in range(6)] for x in layouts[:200]]
     ).all()

@@ -22,7 +22,7 @@ from parlour.baselines import (
 from parlour.baselines.base import Policy  # noqa: E402
 from parlour.baselines.policy_file import IncompatiblePolicyError, PolicyFile  # noqa: E402
 from parlour.envs import ENVIRONMENTS  # noqa: E402
-from parlour.envs.six_suspects import rules as R  # noqa: E402
+from parlour.envs.six_suspects import rules  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
 from parlour.training.config import ConfigError, load_config  # noqa: E402
 from parlour.training.evaluate import run_evaluation  # noqa: E402
@@ -41,9 +41,9 @@ class Announcer(Policy):
         self.vote = vote
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        if action_mask[R.VOTE_BASE]:
-            return R.VOTE_BASE + self.vote
-        return R.ANNOUNCE if action_mask[R.ANNOUNCE] else 0
+        if action_mask[rules.VOTE_BASE]:
+            return rules.VOTE_BASE + self.vote
+        return rules.ANNOUNCE if action_mask[rules.ANNOUNCE] else 0
 
 
 def play_learner(env: SingleAgentEnv, vote: int) -> tuple[list[float], dict[str, Any]]:
@@ -52,7 +52,7 @@ def play_learner(env: SingleAgentEnv, vote: int) -> tuple[list[float], dict[str,
     rewards, done = [], False
     while not done:
         mask = env.action_masks()
-        action = R.VOTE_BASE + vote if mask[R.VOTE_BASE] else 1
+        action = rules.VOTE_BASE + vote if mask[rules.VOTE_BASE] else 1
         obs, reward, term, trunc, info = env.step(action)
         rewards.append(reward)
         done = term or trunc
@@ -66,7 +66,7 @@ def test_terminal_reward_reaches_the_learner_when_an_opponent_ends_the_game(vote
     rewards, info = play_learner(env, vote)
     game = info["outcome"]["games"][0]
     assert game["announcer"] == 1
-    expected = 1.0 if R.SUSPECTS[vote] in game["culprits"] else -1.0
+    expected = 1.0 if rules.SUSPECTS[vote] in game["culprits"] else -1.0
     assert rewards[-1] == expected and all(r == 0 for r in rewards[:-1])
 
 
@@ -99,7 +99,7 @@ def test_an_illegal_action_in_the_default_mode_says_how_to_run_checkers() -> Non
     env = SingleAgentEnv("six_suspects_v0", [make("random")], seed=0)
     env.reset(seed=1)
     with pytest.raises(ValueError, match=r"illegal action .*need env_kwargs=\{'illegal_action': 'penalize'\}"):
-        env.step(R.VOTE_BASE)
+        env.step(rules.VOTE_BASE)
     with pytest.raises(ValueError, match=r"takes no options \(got \['seat'\]\)"):
         env.reset(options={"seat": 1})
 
@@ -108,7 +108,7 @@ def test_illegal_learner_action_in_penalty_mode_ends_the_episode_with_the_penalt
     env_kwargs = {"num_players": 3, "illegal_action": "penalize", "illegal_reward": -2.0}
     env = SingleAgentEnv("six_suspects_v0", [make("random")], env_kwargs=env_kwargs, seed=0)
     env.reset(seed=1)
-    _, reward, terminated, _, info = env.step(R.VOTE_BASE)
+    _, reward, terminated, _, info = env.step(rules.VOTE_BASE)
     assert terminated and reward == -2.0 and info["outcome"]["illegal_action"]["agent"] == env.learner
 
 

@@ -20,10 +20,10 @@ from parlour.baselines.base import Policy
 from parlour.baselines.lady_alice import belief_features
 from parlour.baselines.match import file_safe
 from parlour.envs import make
-from parlour.envs.lady_alice import rules as R
+from parlour.envs.lady_alice import rules
 
 #: Index of the certainty flag in the belief features.
-_SURE = R.NUM_CLUES + R.NUM_CATEGORIES
+_SURE = rules.NUM_CLUES + rules.NUM_CATEGORIES
 
 
 @dataclass
@@ -59,7 +59,7 @@ def read_accusations(games: Iterable[tuple[dict[str, Any], int]], policy: str) -
         env.reset(options={"game_seed": int(record["game_seed"])})
         pending: list[bool] = []
         for step in record["actions"]:
-            if step["seat"] in seats and step["action"] == R.ACCUSE:
+            if step["seat"] in seats and step["action"] == rules.ACCUSE:
                 features = belief_features(env.observe(step["agent"])["observation"])
                 pending.append(bool(features[_SURE]))
             env.step(int(step["action"]))
@@ -69,7 +69,7 @@ def read_accusations(games: Iterable[tuple[dict[str, Any], int]], policy: str) -
                 f"record of game {record['game_seed']}: {len(pending)} accusations begun, {len(made)} made"
             )
         out.sure += pending
-        out.right += [r.smiles == R.smiles_needed(env.num_players) for r in made]
+        out.right += [r.smiles == rules.smiles_needed(env.num_players) for r in made]
     return out
 
 

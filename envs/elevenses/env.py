@@ -11,16 +11,23 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
-from parlour.envs.elevenses import rules as R
+from parlour.envs.elevenses import rules
 from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, rotated_entries, state_from_source
 
-MAXP = R.MAX_PLAYERS
+MAXP = rules.MAX_PLAYERS
 POS = MAXP + 1  # plates / Guilt cards: five seats and Mrs Lansdowne
-K = R.NUMBERS
-G = len(R.GUESTS)
+K = rules.NUMBERS
+G = len(rules.GUESTS)
 #: Scales: plates ÷ 30 (every cube in the game), cubes moved ÷ 10 (at most 1), teaspoons ÷ 20, hand backs ÷ 4 (a
 #: hand holds 4 cards between a Ham Sandwiches / Cakes take and give), late cubes ÷ 3, hands seen ÷ 5.
-PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE, LATE_SCALE, SEEN_SCALE = 1 / R.BOX_CUBES, 0.1, 0.05, 1 / 4, 1 / 3, 0.2
+PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE, LATE_SCALE, SEEN_SCALE = (
+    1 / rules.BOX_CUBES,
+    0.1,
+    0.05,
+    1 / 4,
+    1 / 3,
+    0.2,
+)
 REL = "relative seat"
 OWNER = "back (relative seat)"
 PLATE = "plate (relative seat; 5 = Mrs Lansdowne)"
@@ -38,7 +45,7 @@ _FIELDS: tuple[tuple[str, tuple[int, ...], str, tuple[str, ...]], ...] = (
     ),
     (
         "known_face_down",
-        (MAXP, R.SLOTS, K),
+        (MAXP, rules.SLOTS, K),
         "face-down cards this player knows (it put them there, or tracked them there): one-hot number by seat and "
         "slot (positions 2–9)",
         (REL, "slot", "number"),
@@ -57,7 +64,7 @@ _FIELDS: tuple[tuple[str, tuple[int, ...], str, tuple[str, ...]], ...] = (
     ),
     (
         "down_backs",
-        (MAXP, R.SLOTS, MAXP),
+        (MAXP, rules.SLOTS, MAXP),
         "public: the back of each face-down card, by seat and slot",
         (REL, "slot", OWNER),
     ),
@@ -106,7 +113,7 @@ _FIELDS: tuple[tuple[str, tuple[int, ...], str, tuple[str, ...]], ...] = (
     ),
     ("late_cubes", (MAXP,), "public: late-suspicion cubes each player still has to place ÷ 3", (REL,)),
     ("bowl", (1,), "public: cubes left in the Sugar Bowl ÷ 30", ()),
-    ("phase", (R.NUM_PHASES,), "public: one-hot decision under way", ("phase",)),
+    ("phase", (rules.NUM_PHASES,), "public: one-hot decision under way", ("phase",)),
     ("effect", (K,), "public: one-hot number whose special action is under way", ("number",)),
     ("to_act", (MAXP,), "public: one-hot seat to decide", (REL,)),
     ("turn_seat", (MAXP,), "public: one-hot seat whose turn it is", (REL,)),
@@ -197,40 +204,40 @@ def state_layout() -> Layout:
             Field("guests", (MAXP, G), "one-hot: every seat's Guest card"),
             Field("guilt", (POS,), "1 where the Guilt card is the Murderer"),
             Field("hands", (MAXP, MAXP, K), "every hand: card by back and number"),
-            Field("face_down", (MAXP, R.SLOTS, K), "every face-down card: one-hot number by seat and slot"),
+            Field("face_down", (MAXP, rules.SLOTS, K), "every face-down card: one-hot number by seat and slot"),
         )
     )
 
 
 def _gather_index(observer: int, n: int) -> np.ndarray:
     src, obs = source_layout(), observation_layout()
-    special = {"num_players": one_hot_entries(src, 4, n - R.MIN_PLAYERS)}
+    special = {"num_players": one_hot_entries(src, 4, n - rules.MIN_PLAYERS)}
     for name, axes in _SEAT_AXES.items():
         block = observer if name in _PRIVATE else None
         special[name] = rotated_entries(src, name, observer, n, axes, MAXP, block)
     return gather_index(obs, src, observer, n, private={"own_guest": "own_guest"}, special=special)
 
 
-def _plate(g: R.ElevensesState, pos: int) -> int:
+def _plate(g: rules.ElevensesState, pos: int) -> int:
     """Source index of a rules position (Mrs Lansdowne is ``n`` in the rules, ``MAXP`` in the encoding)."""
     return MAXP if pos == g.n else pos
 
 
-class ElevensesEnv(GameEnv[R.ElevensesState]):
+class ElevensesEnv(GameEnv[rules.ElevensesState]):
     """PettingZoo AEC environment for Elevenses: The Guilty Party (see ``parlour.envs.elevenses_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("elevenses_v0")
     title = "Elevenses: The Guilty Party"
-    options_class = R.Options
-    default_players = R.DEFAULT_PLAYERS
+    options_class = rules.Options
+    default_players = rules.DEFAULT_PLAYERS
     env_version = 0
-    min_players = R.MIN_PLAYERS
-    max_players = R.MAX_PLAYERS
-    num_actions = R.NUM_ACTIONS
+    min_players = rules.MIN_PLAYERS
+    max_players = rules.MAX_PLAYERS
+    num_actions = rules.NUM_ACTIONS
     observation_layout = observation_layout()
     state_layout = state_layout()
 
-    rules_options: R.Options
+    rules_options: rules.Options
 
     def _setup(self) -> None:
         n = self.num_players
@@ -241,30 +248,30 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         self._group_slice = {name: slice(lay[names[0]].start, lay[names[-1]].stop) for name, names in _GROUPS.items()}
 
     # ------------------------------------------------------------------------------------------ rules
-    def _deal(self, rng: np.random.Generator) -> R.ElevensesState:
-        return R.deal(self.rules_options, rng)
+    def _deal(self, rng: np.random.Generator) -> rules.ElevensesState:
+        return rules.deal(self.rules_options, rng)
 
-    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.ElevensesState:
-        return R.resample(self.game, seat, rng)
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> rules.ElevensesState:
+        return rules.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
     def _entry(self, seat: int, card: int, where: int) -> int:
         """The source entry saying that ``seat`` knows ``card`` is at ``where`` (-1: none, the card is face up)."""
-        if where < R.DOWN:
+        if where < rules.DOWN:
             return self.src.at["known_in_hand"] + ((seat * MAXP + card // K) * K + card % K) * MAXP + where
-        if where < R.UP:
-            return self.src.at["known_face_down"] + (seat * MAXP * R.SLOTS + where - R.DOWN) * K + card % K
+        if where < rules.UP:
+            return self.src.at["known_face_down"] + (seat * MAXP * rules.SLOTS + where - rules.DOWN) * K + card % K
         return -1
 
     def _back(self, card: int, where: int, on: float) -> None:
         """Write (``on`` = 1) or clear the public sight of ``card``'s back at ``where``."""
         i, m, o = self.src.at, self.src.m, card // K
-        if where < R.DOWN:  # a count: written from the hand as it is now (exact, whatever the order of moves)
+        if where < rules.DOWN:  # a count: written from the hand as it is now (exact, whatever the order of moves)
             m[i["hand_backs"] + where * MAXP + o] = sum(d // K == o for d in self.game.hands[where]) * HAND_SCALE
-        elif where < R.UP:
-            m[i["down_backs"] + (where - R.DOWN) * MAXP + o] = on
-        elif where < R.CENTRE:
-            m[i["face_up"] + ((where - R.UP) * (K - 1) + card % K) * MAXP + o] = on
+        elif where < rules.UP:
+            m[i["down_backs"] + (where - rules.DOWN) * MAXP + o] = on
+        elif where < rules.CENTRE:
+            m[i["face_up"] + ((where - rules.UP) * (K - 1) + card % K) * MAXP + o] = on
 
     def _write_group(self, name: str) -> None:
         g, i, m = self.game, self.src.at, self.src.m
@@ -317,7 +324,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             self._turn_base
         )
         out = [(phase + g.phase, 1.0), (progress + 3, g.turns / g.options.max_turns)]
-        if g.phase != R.OVER:
+        if g.phase != rules.OVER:
             out.append((to_act + g.current, 1.0))
             out.append((turn_seat + g.turn_seat, 1.0))
         if g.effect:
@@ -331,9 +338,9 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
                 out.append((target + g.target, 1.0))
             if g.looked >= 0:
                 out.append((looked + _plate(g, g.looked), 1.0))
-            if g.phase == R.ADD:
+            if g.phase == rules.ADD:
                 out.append((progress + 1, g.cubes_left / 2))
-            elif g.phase == R.MOVE_FROM or g.phase == R.MOVE_TO:
+            elif g.phase == rules.MOVE_FROM or g.phase == rules.MOVE_TO:
                 out.append((progress + 2, g.moves_left / 2))
         if g.elevenses >= 0:
             out.append((elevenses + g.elevenses, 1.0))
@@ -388,7 +395,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             for _, c, old, new, bits, _after in cards:
                 if old != new:
                     self._back(c, old, 0.0)
-                if old < R.UP:
+                if old < rules.UP:
                     while bits:  # each seat that knew the card where it was
                         low = bits & -bits
                         m[entry(low.bit_length() - 1, c, old)] = 0.0
@@ -396,7 +403,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             for _, c, old, new, _before, bits in cards:
                 if old != new:
                     self._back(c, new, 1.0)
-                if new < R.UP:
+                if new < rules.UP:
                     while bits:
                         low = bits & -bits
                         m[entry(low.bit_length() - 1, c, new)] = 1.0
@@ -415,7 +422,7 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
 
     def _encode_state(self) -> np.ndarray:
         g, lay = self.game, self.state_layout
-        v = state_from_source(lay, self.src.layout, self.src.vector, g.n - R.MIN_PLAYERS)
+        v = state_from_source(lay, self.src.layout, self.src.vector, g.n - rules.MIN_PLAYERS)
         guests, hands, down = lay.view(v, "guests"), lay.view(v, "hands"), lay.view(v, "face_down")
         for s in range(g.n):
             guests[s, g.guests[s]] = 1
@@ -431,27 +438,25 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
     # ------------------------------------------------------------------------------------------ views
     def decode_action(self, action: int) -> str:
         action = int(action)
-        if not 0 <= action < R.NUM_ACTIONS:  # first: a negative number would read as a slot or a plate below
-            raise ValueError(f"action {action} is out of range: expected an integer in [0, {R.NUM_ACTIONS - 1}]")
-        if action < R.SLOT_BASE:
-            return (
-                f"card {action % K + 1} {R.CARD_NAMES[action % K]} with the back of the seat {action // K} places left"
-            )
-        if action < R.PLATE_BASE:
-            return f"face-down slot {action - R.SLOT_BASE + 2}"
-        if action < R.SEAT_BASE:
-            what = "plate" if action < R.GUILT_BASE else "Guilt card"
-            rel = (action - R.PLATE_BASE) % POS
+        if not 0 <= action < rules.NUM_ACTIONS:  # first: a negative number would read as a slot or a plate below
+            raise ValueError(f"action {action} is out of range: expected an integer in [0, {rules.NUM_ACTIONS - 1}]")
+        if action < rules.SLOT_BASE:
+            return f"card {action % K + 1} {rules.CARD_NAMES[action % K]} with the back of the seat {action // K} places left"
+        if action < rules.PLATE_BASE:
+            return f"face-down slot {action - rules.SLOT_BASE + 2}"
+        if action < rules.SEAT_BASE:
+            what = "plate" if action < rules.GUILT_BASE else "Guilt card"
+            rel = (action - rules.PLATE_BASE) % POS
             return f"{what} of " + ("Mrs Lansdowne" if rel == MAXP else f"the seat {rel} places left")
-        if action < R.REARRANGE:
-            return f"the player {action - R.SEAT_BASE + 1} places left"
+        if action < rules.REARRANGE:
+            return f"the player {action - rules.SEAT_BASE + 1} places left"
         names = {
-            R.REARRANGE: "re-arrange",
-            R.STOP: "stop / decline",
-            R.CLAIM_MURDERER: 'claim "Murderer"',
-            R.CLAIM_INNOCENT: 'claim "Not Guilty"',
-            R.SILENT: "keep silent",
-            R.PASS_TURN: "pass the turn (no legal play)",
+            rules.REARRANGE: "re-arrange",
+            rules.STOP: "stop / decline",
+            rules.CLAIM_MURDERER: 'claim "Murderer"',
+            rules.CLAIM_INNOCENT: 'claim "Not Guilty"',
+            rules.SILENT: "keep silent",
+            rules.PASS_TURN: "pass the turn (no legal play)",
         }
         return names[action]
 
@@ -459,13 +464,13 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         g = self.game
         me = None if perspective is None else self._seat[perspective]
         lines = [
-            f"Elevenses — turn {g.turns}, {R.PHASE_NAMES[g.phase]}"
+            f"Elevenses — turn {g.turns}, {rules.PHASE_NAMES[g.phase]}"
             + ("" if perspective is None else f" — as seen by {perspective}")
         ]
 
         def show(c: int) -> str:
             known = me is None or g.knows(me, c)
-            return f"{R.number(c) if known else '?'}/p{R.owner(c)}"
+            return f"{rules.number(c) if known else '?'}/p{rules.owner(c)}"
 
         def who(pos: int) -> str:
             return "Mrs Lansdowne" if pos == g.n else f"player_{pos}"
@@ -475,14 +480,16 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
             # storage order would say which of two same-back cards left a hand, which an onlooker cannot know.
             if me is None:
                 return g.hands[s]
-            return sorted(g.hands[s], key=lambda c: (R.owner(c), not g.knows(me, c), R.number(c) * g.knows(me, c)))
+            return sorted(
+                g.hands[s], key=lambda c: (rules.owner(c), not g.knows(me, c), rules.number(c) * g.knows(me, c))
+            )
 
         for s in range(g.n):
             guest = g.guests[s] if me is None or me == s or g.revealed[s] else "?"
             lines.append(
                 f"player_{s}: guest {guest}{' (revealed)' if g.revealed[s] else ''}; tea {g.tea(s)}; "
                 f"hand [{' '.join(show(c) for c in hand(s))}]; face up "
-                f"[{' '.join(str(R.number(c)) + '/p' + str(R.owner(c)) for c in g.face_up[s] if c >= 0)}]; face down "
+                f"[{' '.join(str(rules.number(c)) + '/p' + str(rules.owner(c)) for c in g.face_up[s] if c >= 0)}]; face down "
                 f"[{' '.join(show(c) if c >= 0 else '-' for c in g.slots[s])}]"
                 + (" <- to decide" if g.current_player == s else "")
             )
@@ -546,26 +553,26 @@ class ElevensesEnv(GameEnv[R.ElevensesState]):
         n = g.n
         where = sorted(c for h in g.hands for c in h) + sorted(c for row in g.slots for c in row if c >= 0)
         where += sorted(c for row in g.face_up for c in row if c >= 0)
-        centre = [c for c in range(n * K) if g.location[c] == R.CENTRE]
+        centre = [c for c in range(n * K) if g.location[c] == rules.CENTRE]
         assert sorted(where + centre) == list(range(n * K)), "every card is in exactly one place"
         for s in range(n):
             for c in g.hands[s]:
-                assert g.location[c] == R.HAND + s and g.knows(s, c), "a player knows their own hand"
-                if R.number(c) == R.ELEVENSES:
-                    assert R.owner(c) == s, "an 11 never leaves its owner"
+                assert g.location[c] == rules.HAND + s and g.knows(s, c), "a player knows their own hand"
+                if rules.number(c) == rules.ELEVENSES:
+                    assert rules.owner(c) == s, "an 11 never leaves its owner"
             for k, c in enumerate(g.slots[s]):
                 assert (c >= 0) == (g.face_up[s][k + 1] < 0), "a position is face down until its card is played"
                 if c >= 0:
-                    assert g.location[c] == R.DOWN + R.SLOTS * s + k
-                    assert R.number(c) != R.ELEVENSES or R.owner(c) == s, "an 11 never leaves its owner"
+                    assert g.location[c] == rules.DOWN + rules.SLOTS * s + k
+                    assert rules.number(c) != rules.ELEVENSES or rules.owner(c) == s, "an 11 never leaves its owner"
             for k, c in enumerate(g.face_up[s]):
-                assert c < 0 or (R.number(c) == k + 1 and g.location[c] == R.UP + s)
+                assert c < 0 or (rules.number(c) == k + 1 and g.location[c] == rules.UP + s)
             complete = g.guest_complete(s, g.guests[s])
             assert g.revealed[s] == complete, "a guest is revealed exactly when its three items are face up"
         late = len(g.late)
         assert sum(g.plates) + g.bowl + late == g.options.cubes_per_player * n, "cubes are conserved"
         assert min(g.plates) >= 0 and g.bowl >= 0
-        assert len(g.guilt) == g.positions and sum(g.guilt) == R.murderers(n), "every Guilt card is accounted for"
+        assert len(g.guilt) == g.positions and sum(g.guilt) == rules.murderers(n), "every Guilt card is accounted for"
         assert sorted(g.guests) == sorted(set(g.guests))
         fresh = Source(self.src.layout)
         fresh.reset()

@@ -11,20 +11,20 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
-from parlour.envs.goes_to_eleven import rules as R
+from parlour.envs.goes_to_eleven import rules
 from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, state_from_source
 
-K = R.NUM_KINDS
-MAXP = R.MAX_PLAYERS
+K = rules.NUM_KINDS
+MAXP = rules.MAX_PLAYERS
 #: The source's one-hot public fields that move with the decision under way: their markers are keyed 0–5.
 MARKERS = ("phase", "to_act", "eleven_player", "pending", "pick_holder", "new_pile")
 #: Source markers of the piles: slot ``j``'s value marker is keyed ``VALUE_KEY + j``, its top card's ``TOP_KEY + j``.
 VALUE_KEY, TOP_KEY = 100, 1000
-VALUES = R.TARGET + 1  # pile values 0–11 (11 only while a pile waits for an answer or a receiver)
+VALUES = rules.TARGET + 1  # pile values 0–11 (11 only while a pile waits for an answer or a receiver)
 
 
 @cache
-def observation_layout(max_piles: int = R.DEFAULT_MAX_PILES) -> Layout:
+def observation_layout(max_piles: int = rules.DEFAULT_MAX_PILES) -> Layout:
     mp = max_piles
     return Layout(
         (
@@ -77,7 +77,7 @@ def observation_layout(max_piles: int = R.DEFAULT_MAX_PILES) -> Layout:
             Field(
                 "deck",
                 (K,),
-                f"cards of each kind in the deck ÷ {R.MAX_KIND_COUNT} (constant; lets a reader recover the counts)",
+                f"cards of each kind in the deck ÷ {rules.MAX_KIND_COUNT} (constant; lets a reader recover the counts)",
                 ("kind",),
             ),
         )
@@ -85,7 +85,7 @@ def observation_layout(max_piles: int = R.DEFAULT_MAX_PILES) -> Layout:
 
 
 @cache
-def state_layout(max_piles: int = R.DEFAULT_MAX_PILES) -> Layout:
+def state_layout(max_piles: int = rules.DEFAULT_MAX_PILES) -> Layout:
     mp = max_piles
     return Layout(
         (
@@ -108,7 +108,7 @@ def state_layout(max_piles: int = R.DEFAULT_MAX_PILES) -> Layout:
             Field("eleven_player", (MAXP,), "one-hot seat whose Eleven is being answered"),
             Field("pick_holder", (MAXP,), "one-hot pick holder"),
             Field("pick_on_me", (1,), "the variant"),
-            Field("deck", (K,), f"the deck's cards of each kind ÷ {R.MAX_KIND_COUNT}"),
+            Field("deck", (K,), f"the deck's cards of each kind ÷ {rules.MAX_KIND_COUNT}"),
         )
     )
 
@@ -141,22 +141,22 @@ def _gather_index(max_piles: int, observer: int, n: int) -> np.ndarray:
     )
 
 
-class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
+class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
     """PettingZoo AEC environment for This Game Goes to Eleven (see ``parlour.envs.goes_to_eleven_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("goes_to_eleven_v0")
     title = "This Game Goes to Eleven"
-    options_class = R.Options
+    options_class = rules.Options
     env_version = 0
-    min_players = R.MIN_PLAYERS
-    max_players = R.MAX_PLAYERS
-    num_actions = R.Options().num_actions
+    min_players = rules.MIN_PLAYERS
+    max_players = rules.MAX_PLAYERS
+    num_actions = rules.Options().num_actions
     observation_layout = observation_layout()
     state_layout = state_layout()
 
-    rules_options: R.Options
+    rules_options: rules.Options
 
-    def _configure(self, options: R.Options) -> None:
+    def _configure(self, options: rules.Options) -> None:
         # The action space and the pile fields grow with ``max_piles``.
         mp = self.max_piles = options.max_piles
         self.num_actions = options.num_actions  # type: ignore[misc]
@@ -169,9 +169,9 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         deck = opts.deck
         self._deck_scale = 1.0 / sum(deck)
         self._kind_scale = [1.0 / c if c else 0.0 for c in deck]
-        self._third = 1.0 / R.HAND_SIZE
-        self._give_base = R.give_base(mp)
-        self._quiet = R.quiet_action(mp)
+        self._third = 1.0 / rules.HAND_SIZE
+        self._give_base = rules.give_base(mp)
+        self._quiet = rules.quiet_action(mp)
         self._use_source(source_layout(mp), [_gather_index(mp, o, n) for o in range(n)])
         at = self.src.at
         self._i_hands, self._i_played, self._i_draw, self._i_hand_size = (
@@ -185,14 +185,14 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         self._marker_bases = tuple(at[name] for name in MARKERS)
 
     # ------------------------------------------------------------------------------------------ rules
-    def _deal(self, rng: np.random.Generator) -> R.GoesToElevenState:
-        return R.deal(self.rules_options, rng)
+    def _deal(self, rng: np.random.Generator) -> rules.GoesToElevenState:
+        return rules.deal(self.rules_options, rng)
 
-    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.GoesToElevenState:
-        return R.resample(self.game, seat, rng)
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> rules.GoesToElevenState:
+        return rules.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
-    def _pile_fields(self, lay: Layout, v: np.ndarray, g: R.GoesToElevenState) -> None:
+    def _pile_fields(self, lay: Layout, v: np.ndarray, g: rules.GoesToElevenState) -> None:
         for j, top in enumerate(g.pile_top):
             if top >= 0:
                 lay.view(v, "pile_present")[j] = 1
@@ -204,11 +204,11 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         lay.view(v, "new_pile")[0] = float(g.new_pile or not g.occupied)
         lay.view(v, "played")[:] = np.array(g.played) * self._kind_scale
         lay.view(v, "pick_on_me")[0] = float(self.rules_options.pick_on_me)
-        lay.view(v, "deck")[:] = np.array(self.rules_options.deck) / R.MAX_KIND_COUNT
+        lay.view(v, "deck")[:] = np.array(self.rules_options.deck) / rules.MAX_KIND_COUNT
         lay.view(v, "draw_size")[0] = len(g.draw) * self._deck_scale
         lay.view(v, "phase")[g.phase] = 1
 
-    def _seat_fields(self, lay: Layout, v: np.ndarray, g: R.GoesToElevenState, order: list[int]) -> None:
+    def _seat_fields(self, lay: Layout, v: np.ndarray, g: rules.GoesToElevenState, order: list[int]) -> None:
         """The per-seat public fields, row ``k`` showing seat ``order[k]`` (relative or absolute seats)."""
         n = len(order)
         lay.view(v, "collected")[:n] = np.array(g.collected)[order] * self._deck_scale
@@ -258,7 +258,7 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         phase_at, act_at, eleven_at, pending_at, pick_at, new_pile_at = self._marker_bases
         now = (
             phase_at + g.phase,
-            act_at + g.current if g.phase != R.OVER else -1,
+            act_at + g.current if g.phase != rules.OVER else -1,
             eleven_at + g.eleven_player if g.eleven_player >= 0 else -1,
             pending_at + g.pending if g.pending >= 0 else -1,
             pick_at + g.pick if g.pick >= 0 else -1,
@@ -273,13 +273,13 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         rewards = g.play(action)
         changes: list[tuple[Any, ...]] = g.changes  # type: ignore[assignment]
         m, marks = src.m, src.marks
-        if not changes and g.phase == R.ANSWER:  # an Eleven let stand, and the next seat is asked
+        if not changes and g.phase == rules.ANSWER:  # an Eleven let stand, and the next seat is asked
             e, was = self._marker_bases[1] + g.current, marks[1]  # to_act
             m[was] = 0.0
             m[e] = 1.0
             marks[1] = e
             return rewards
-        if len(changes) == 1 and g.phase == R.PLAY and changes[0][0] == "play":
+        if len(changes) == 1 and g.phase == rules.PLAY and changes[0][0] == "play":
             # The common case, inline: a card went on a pile that stays below 11 (a pile taken would add a
             # "collect"), and the next seat plays.
             slot = self._write_hand(changes[0])
@@ -344,7 +344,7 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         if 0 <= action < self._give_base:
             target, kind = divmod(action, K)
             where = "to start a new pile" if target == mp else f"on pile {target}"
-            return f"play {R.KIND_NAMES[kind]} {where}"
+            return f"play {rules.KIND_NAMES[kind]} {where}"
         if self._give_base <= action < self._give_base + MAXP - 1:
             k = action - self._give_base + 1
             return f"give the pile to the player {k} seat{'s' if k > 1 else ''} to the left"
@@ -358,26 +358,26 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         g = self.game
         seat = None if perspective is None else self._seat[perspective]
         lines = [
-            f"This Game Goes to Eleven — phase: {R.PHASE_NAMES[g.phase]}, turn {g.turns}"
+            f"This Game Goes to Eleven — phase: {rules.PHASE_NAMES[g.phase]}, turn {g.turns}"
             + ("" if perspective is None else f" — as seen by {perspective}")
         ]
         for j, top in enumerate(g.pile_top):
             if top >= 0:
                 mark = " (at 11, waiting)" if j == g.pending else ""
                 lines.append(
-                    f"pile {j}: value {g.pile_value[j]}, top {R.KIND_NAMES[top]}, {g.pile_size[j]} cards{mark}"
+                    f"pile {j}: value {g.pile_value[j]}, top {rules.KIND_NAMES[top]}, {g.pile_size[j]} cards{mark}"
                 )
         if g.new_pile or not g.occupied:
             lines.append("A new pile may be started.")
         lines.append(f"draw pile: {len(g.draw)} cards")
         for s in range(g.n):
             if seat is None or seat == s:
-                hand = " ".join(R.KIND_NAMES[k] for k in range(K) for _ in range(g.hands[s][k])) or "-"
+                hand = " ".join(rules.KIND_NAMES[k] for k in range(K) for _ in range(g.hands[s][k])) or "-"
             else:
                 hand = f"{g.hand_size[s]} cards"
             marks = (" [pick]" if g.pick == s else "") + (" <- to decide" if g.current_player == s else "")
             lines.append(f"player_{s}: collected {g.collected[s]}; hand: {hand}{marks}")
-        if g.phase == R.ANSWER:
+        if g.phase == rules.ANSWER:
             lines.append(f"player_{g.eleven_player} played an Eleven; player_{g.current} may answer with Quiet!")
         return "\n".join(lines)
 
@@ -416,21 +416,21 @@ class GoesToElevenEnv(GameEnv[R.GoesToElevenState]):
         assert [h + d + p for h, d, p in zip(held, draw, g.played, strict=True)] == list(deck), "cards conserved"
         assert sum(g.played) == sum(g.pile_size) + sum(g.collected), "every face-up card is in a pile or collected"
         for s in range(g.n):
-            assert sum(g.hands[s]) == g.hand_size[s] <= R.HAND_SIZE
+            assert sum(g.hands[s]) == g.hand_size[s] <= rules.HAND_SIZE
             assert g.hand_bits[s] == sum(1 << k for k in range(K) if g.hands[s][k])
-            assert g.hand_size[s] == R.HAND_SIZE or not g.draw, "hands are drawn back up while the draw pile lasts"
+            assert g.hand_size[s] == rules.HAND_SIZE or not g.draw, "hands are drawn back up while the draw pile lasts"
         assert g.num_piles <= self.max_piles
         for j, top in enumerate(g.pile_top):
             if top < 0:
-                assert g.pile_size[j] == 0 and g.pile_code[j] == R.EMPTY
+                assert g.pile_size[j] == 0 and g.pile_code[j] == rules.EMPTY
             elif j == g.pending:
-                assert g.pile_value[j] == R.TARGET and g.phase in (R.GIVE, R.ANSWER)
+                assert g.pile_value[j] == rules.TARGET and g.phase in (rules.GIVE, rules.ANSWER)
             else:
-                assert 0 <= g.pile_value[j] < R.TARGET and g.pile_code[j] == g.pile_value[j] * K + top
+                assert 0 <= g.pile_value[j] < rules.TARGET and g.pile_code[j] == g.pile_value[j] * K + top
                 assert g.pile_size[j] >= 1
-        if g.phase == R.PLAY:
+        if g.phase == rules.PLAY:
             assert g.pending < 0 and g.hand_size[g.current] > 0 and g.current == g.turn_seat
-        if g.phase == R.OVER:
+        if g.phase == rules.OVER:
             assert sum(g.hand_size) == 0 and not g.draw
         for s in range(g.n):
             assert np.array_equal(self._observation(s), self._encode_observation(s)), "incremental encoding drifted"

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
-from parlour.envs.lady_alice import rules as R
+from parlour.envs.lady_alice import rules
 from parlour.envs.layout import (
     Field,
     Layout,
@@ -23,20 +23,20 @@ from parlour.envs.layout import (
     state_from_source,
 )
 
-C = R.NUM_CLUES
+C = rules.NUM_CLUES
 #: The source's one-hot public fields that move with the decision under way: their markers are keyed 0–4.
 MARKERS = ("phase", "to_act", "holder", "place_clue", "accusation_missing")
-MAXP = R.MAX_PLAYERS
-V = len(R.COUNTER_VALUES)
+MAXP = rules.MAX_PLAYERS
+V = len(rules.COUNTER_VALUES)
 SMILES = MAXP + 1  # a verdict shows 0–5 smiles
 SUSPICION_ROW = C + SMILES
-ACCUSATION_ROW = R.NUM_CATEGORIES + C + SMILES
+ACCUSATION_ROW = rules.NUM_CATEGORIES + C + SMILES
 #: Counters of one owner on one space, and of one value, are scaled by this (a space holds at most 5).
 COUNT_SCALE = 1.0 / MAXP
 
 
 @cache
-def observation_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
+def observation_layout(max_rounds: int = rules.DEFAULT_MAX_ROUNDS) -> Layout:
     rel = "relative seat"
     # The fields that depend on the observer come first; the rest is one block, copied as it is from the source.
     return Layout(
@@ -81,7 +81,7 @@ def observation_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
             ),
             Field(
                 "accusation_missing",
-                (R.NUM_CATEGORIES,),
+                (rules.NUM_CATEGORIES,),
                 "public: one-hot category a three-player accusation being made leaves out",
                 ("category",),
             ),
@@ -129,14 +129,14 @@ def source_layout(max_rounds: int) -> Layout:
 
 
 @cache
-def state_layout(max_rounds: int = R.DEFAULT_MAX_ROUNDS) -> Layout:
+def state_layout(max_rounds: int = rules.DEFAULT_MAX_ROUNDS) -> Layout:
     src = source_layout(max_rounds)
     return Layout(
         (
             Field("num_players", (3,), "one-hot: 3–5 players"),
             *(f for f in src.fields if f.name not in ("zero", "one")),
             Field("solution", (C,), "the solution's clues"),
-            Field("special", (R.NUM_CATEGORIES,), "one-hot: the doubled (5 players) or missing (3) category"),
+            Field("special", (rules.NUM_CATEGORIES,), "one-hot: the doubled (5 players) or missing (3) category"),
             Field("evidence", (MAXP, C), "one-hot: every seat's evidence card"),
             Field("face_down_values", (MAXP, C, V), "face-down counters by owner, clue and value ÷ 5"),
         )
@@ -155,30 +155,30 @@ def _gather_index(max_rounds: int, observer: int, n: int) -> np.ndarray:
         relative=_PUBLIC_SEAT_FIELDS,
         private={name: name for name in _PRIVATE_FIELDS},
         special={
-            "num_players": one_hot_entries(src, 3, n - R.MIN_PLAYERS),
+            "num_players": one_hot_entries(src, 3, n - rules.MIN_PLAYERS),
             "suspicion_seats": relative_columns(src, "suspicion_seats", observer, n),
             "accusation_seats": relative_columns(src, "accusation_seats", observer, n),
         },
     )
 
 
-class LadyAliceEnv(GameEnv[R.LadyAliceState]):
+class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
     """PettingZoo AEC environment for Lady Alice (see ``parlour.envs.lady_alice_v1``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v1")
     title = "Lady Alice"
-    options_class = R.Options
-    default_players = R.DEFAULT_PLAYERS
+    options_class = rules.Options
+    default_players = rules.DEFAULT_PLAYERS
     env_version = 1
-    min_players = R.MIN_PLAYERS
-    max_players = R.MAX_PLAYERS
-    num_actions = R.NUM_ACTIONS
+    min_players = rules.MIN_PLAYERS
+    max_players = rules.MAX_PLAYERS
+    num_actions = rules.NUM_ACTIONS
     observation_layout = observation_layout()
     state_layout = state_layout()
 
-    rules_options: R.Options
+    rules_options: rules.Options
 
-    def _configure(self, options: R.Options) -> None:
+    def _configure(self, options: rules.Options) -> None:
         # The history fields grow with ``max_rounds``.
         self.max_rounds = options.max_rounds
         self.observation_layout = observation_layout(self.max_rounds)  # type: ignore[misc]
@@ -197,14 +197,16 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         self._i_partial, self._i_passed = at["partial"], at["passed"]
 
     # ------------------------------------------------------------------------------------------ rules
-    def _deal(self, rng: np.random.Generator) -> R.LadyAliceState:
-        return R.deal(self.rules_options, rng)
+    def _deal(self, rng: np.random.Generator) -> rules.LadyAliceState:
+        return rules.deal(self.rules_options, rng)
 
-    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.LadyAliceState:
-        return R.resample(self.game, seat, rng)
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> rules.LadyAliceState:
+        return rules.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
-    def _write(self, v: np.ndarray, lay: Layout, g: R.LadyAliceState, row: list[int], private: dict[int, int]) -> None:
+    def _write(
+        self, v: np.ndarray, lay: Layout, g: rules.LadyAliceState, row: list[int], private: dict[int, int]
+    ) -> None:
         """Write every field but ``num_players``: seat ``s``'s public rows at ``row[s]``; the private fields of
         each seat in ``private`` in its block ``private[s]`` (every seat's in the source, the observer's alone at
         block 0 in an observation)."""
@@ -213,13 +215,13 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         left = lay.view(v, "counters_left").reshape(-1, V)
         for s, k in private.items():
             evidence[k, g.evidence[s]] = 1
-            left[k] = np.array(g.left[s]) / R.COUNTERS_PER_VALUE
+            left[k] = np.array(g.left[s]) / rules.COUNTERS_PER_VALUE
         own = lay.view(v, "own_counters").reshape(-1, C, V)
         face_down, revealed = lay.view(v, "face_down"), lay.view(v, "revealed")
         for clue, space in enumerate(g.counters):
             for owner, value, up in space:
                 if owner in private:
-                    own[private[owner], clue, value] += 1 / R.COUNTERS_PER_VALUE
+                    own[private[owner], clue, value] += 1 / rules.COUNTERS_PER_VALUE
                 if up:
                     revealed[row[owner], clue, value] += COUNT_SCALE
                 else:
@@ -231,7 +233,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
             if s in g.passed:
                 lay.view(v, "passed")[row[s]] = 1
         lay.view(v, "holder")[row[g.holder]] = 1
-        if g.phase != R.OVER:
+        if g.phase != rules.OVER:
             lay.view(v, "to_act")[row[g.current]] = 1
         lay.view(v, "partial")[g.partial] = 1
         if g.missing >= 0:
@@ -255,14 +257,14 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
             seats_a[i, row[r.seat]] = 1
             if r.missing >= 0:
                 hist_a[i, r.missing] = 1
-            hist_a[i, R.NUM_CATEGORIES + np.array(r.clues)] = 1
-            hist_a[i, R.NUM_CATEGORIES + C + r.smiles] = 1
+            hist_a[i, rules.NUM_CATEGORIES + np.array(r.clues)] = 1
+            hist_a[i, rules.NUM_CATEGORIES + C + r.smiles] = 1
 
     def _encode_observation(self, seat: int) -> np.ndarray:
         g = self.game
         lay = self.observation_layout
         v = np.zeros(lay.size, np.float32)
-        v[lay["num_players"].start + g.n - R.MIN_PLAYERS] = 1
+        v[lay["num_players"].start + g.n - rules.MIN_PLAYERS] = 1
         self._write(v, lay, g, [(s - seat) % g.n for s in range(g.n)], {seat: 0})
         return v
 
@@ -278,7 +280,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         phase_at, act_at, holder_at, place_at, missing_at = self._marker_bases
         now = (
             phase_at + g.phase,
-            act_at + g.current if g.phase != R.OVER else -1,
+            act_at + g.current if g.phase != rules.OVER else -1,
             holder_at + g.holder,
             place_at + g.place_clue if g.place_clue >= 0 else -1,
             missing_at + g.missing if g.missing >= 0 else -1,
@@ -300,18 +302,18 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         rewards = g.play(action)
         changes: list[tuple[Any, ...]] = g.changes  # type: ignore[assignment]
         m, at = src.m, src.at
-        if not changes and g.phase == R.PLACE:  # a clue chosen for a counter: the value comes next
+        if not changes and g.phase == rules.PLACE:  # a clue chosen for a counter: the value comes next
             phase_at, _, _, place_at, _ = self._marker_bases
-            src.move(0, phase_at + R.PLACE)
+            src.move(0, phase_at + rules.PLACE)
             src.move(3, place_at + g.place_clue)
             return rewards
         if len(changes) == 1:  # the commonest steps first
             change = changes[0]
-            if change[0] == "placed" and g.phase == R.DEDUCE:  # the counter is down: back to the Deductions
+            if change[0] == "placed" and g.phase == rules.DEDUCE:  # the counter is down: back to the Deductions
                 self._write_space(change[2], change[1])
                 self._write_passed()
                 phase_at, act_at, _, _, _ = self._marker_bases
-                src.move(0, phase_at + R.DEDUCE)
+                src.move(0, phase_at + rules.DEDUCE)
                 src.move(3, -1)
                 src.move(1, act_at + g.current)
                 changes.clear()
@@ -320,7 +322,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
                 m[self._i_partial + change[1]] = 1.0
                 changes.clear()
                 return rewards
-            if change[0] == "pass" and g.phase == R.DEDUCE:  # a pass that does not end the phase
+            if change[0] == "pass" and g.phase == rules.DEDUCE:  # a pass that does not end the phase
                 m[self._i_passed + change[1]] = 1.0
                 src.move(1, self._marker_bases[1] + g.current)  # to_act
                 changes.clear()
@@ -363,8 +365,8 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
                 base = i["accusations"] + k * ACCUSATION_ROW
                 if record.missing >= 0:
                     v[base + record.missing] = 1
-                v[base + R.NUM_CATEGORIES + np.array(record.clues)] = 1
-                v[base + R.NUM_CATEGORIES + C + record.smiles] = 1
+                v[base + rules.NUM_CATEGORIES + np.array(record.clues)] = 1
+                v[base + rules.NUM_CATEGORIES + C + record.smiles] = 1
             return
         k = g.rounds - 1
         v[i["rounds"]] = g.rounds / self.max_rounds
@@ -398,9 +400,9 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
             else:
                 v[i_fd + owner * C + clue] += COUNT_SCALE
             if owner == seat:
-                v[own + value] += 1 / R.COUNTERS_PER_VALUE
+                v[own + value] += 1 / rules.COUNTERS_PER_VALUE
         left = i["counters_left"] + seat * V
-        v[left : left + V] = np.array(g.left[seat]) / R.COUNTERS_PER_VALUE
+        v[left : left + V] = np.array(g.left[seat]) / rules.COUNTERS_PER_VALUE
 
     def _observation(self, seat: int) -> np.ndarray:
         out = np.empty(self._obs_size, np.float32)
@@ -412,7 +414,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
     def _encode_state(self) -> np.ndarray:
         g = self.game
         lay = self.state_layout
-        v = state_from_source(lay, self.src.layout, self.src.vector, g.n - R.MIN_PLAYERS)
+        v = state_from_source(lay, self.src.layout, self.src.vector, g.n - rules.MIN_PLAYERS)
         v[lay["solution"].start + np.array(g.solution)] = 1
         if g.special >= 0:
             v[lay["special"].start + g.special] = 1
@@ -428,42 +430,42 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
     def decode_action(self, action: int) -> str:
         action = int(action)
         if 0 <= action < C:
-            return f"clue {R.clue_name(action)} ({R.CATEGORY_NAMES[R.category(action)]})"
-        if R.VALUE_BASE <= action < R.PASS:
-            return f"counter value {action - R.VALUE_BASE}"
-        if action == R.PASS:
+            return f"clue {rules.clue_name(action)} ({rules.CATEGORY_NAMES[rules.category(action)]})"
+        if rules.VALUE_BASE <= action < rules.PASS:
+            return f"counter value {action - rules.VALUE_BASE}"
+        if action == rules.PASS:
             return "pass"
-        if action == R.ACCUSE:
+        if action == rules.ACCUSE:
             return "accuse"
-        if R.MISSING_BASE <= action < R.NUM_ACTIONS:
-            return f"accusation leaves out the {R.CATEGORY_NAMES[action - R.MISSING_BASE]} category"
-        raise ValueError(f"action {action} is out of range: expected an integer in [0, {R.NUM_ACTIONS - 1}]")
+        if rules.MISSING_BASE <= action < rules.NUM_ACTIONS:
+            return f"accusation leaves out the {rules.CATEGORY_NAMES[action - rules.MISSING_BASE]} category"
+        raise ValueError(f"action {action} is out of range: expected an integer in [0, {rules.NUM_ACTIONS - 1}]")
 
     def render_text(self, perspective: str | None = None) -> str:
         g = self.game
         seat = None if perspective is None else self._seat[perspective]
         lines = [
-            f"Lady Alice — round {g.rounds}, phase: {R.PHASE_NAMES[g.phase]}"
+            f"Lady Alice — round {g.rounds}, phase: {rules.PHASE_NAMES[g.phase]}"
             + ("" if perspective is None else f" — as seen by {perspective}")
         ]
         if seat is None:
-            special = "" if g.special < 0 else f" (special category: {R.CATEGORY_NAMES[g.special]})"
-            lines.append("solution: " + ", ".join(R.clue_name(c) for c in g.solution) + special)
-        for cat in range(R.NUM_CATEGORIES):
+            special = "" if g.special < 0 else f" (special category: {rules.CATEGORY_NAMES[g.special]})"
+            lines.append("solution: " + ", ".join(rules.clue_name(c) for c in g.solution) + special)
+        for cat in range(rules.NUM_CATEGORIES):
             cells = []
-            for clue in range(cat * R.PER_CATEGORY, (cat + 1) * R.PER_CATEGORY):
+            for clue in range(cat * rules.PER_CATEGORY, (cat + 1) * rules.PER_CATEGORY):
                 marks = []
                 for owner, value, up in g.counters[clue]:
                     shown = up or seat is None or owner == seat
                     marks.append(f"p{owner}:{value if shown else '?'}")
                 cover = "[covered] " if g.covered[clue] else ""
-                cells.append(f"{cover}{R.clue_name(clue)}" + (f" ({' '.join(marks)})" if marks else ""))
-            lines.append(f"{R.CATEGORY_NAMES[cat]}s: " + "; ".join(cells))
+                cells.append(f"{cover}{rules.clue_name(clue)}" + (f" ({' '.join(marks)})" if marks else ""))
+            lines.append(f"{rules.CATEGORY_NAMES[cat]}s: " + "; ".join(cells))
         for r in g.history:
             kind = "accuses" if r.accusation else "suspects"
-            lines.append(f"player_{r.seat} {kind} {', '.join(R.clue_name(c) for c in r.clues)}: {r.smiles} smiles")
+            lines.append(f"player_{r.seat} {kind} {', '.join(rules.clue_name(c) for c in r.clues)}: {r.smiles} smiles")
         for s in range(g.n):
-            evidence = R.clue_name(g.evidence[s]) if seat is None or seat == s else "?"
+            evidence = rules.clue_name(g.evidence[s]) if seat is None or seat == s else "?"
             left = g.left[s] if seat is None or seat == s else sum(g.left[s])
             flags = (" (excluded)" if g.excluded[s] else "") + (" [notebook]" if g.holder == s else "")
             flags += " <- to decide" if g.current_player == s else ""
@@ -475,7 +477,7 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         """The solutions (rows of clue ids) consistent with everything ``agent`` knows: its evidence card and every
         verdict so far; with 3 or 5 players each row also fixes the hidden category. All are equally likely."""
         g = self.game
-        return R.consistent_solutions(g.n, g.evidence[self._seat[agent]], g.verdicts())
+        return rules.consistent_solutions(g.n, g.evidence[self._seat[agent]], g.verdicts())
 
     def private_knowledge(self, agent: str) -> tuple[bytes, bytes]:
         g = self.game
@@ -515,8 +517,8 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
         assert len(g.solution) == n
         for s in range(n):
             placed = [e for space in g.counters for e in space if e[0] == s]
-            for value in R.COUNTER_VALUES:
-                assert g.left[s][value] + sum(1 for e in placed if e[1] == value) == R.COUNTERS_PER_VALUE
+            for value in rules.COUNTER_VALUES:
+                assert g.left[s][value] + sum(1 for e in placed if e[1] == value) == rules.COUNTERS_PER_VALUE
         for space in g.counters:
             assert len(space) <= n, "a space holds at most as many counters as players"
             if len(space) > 1:
@@ -526,20 +528,22 @@ class LadyAliceEnv(GameEnv[R.LadyAliceState]):
             if not r.accusation and r.smiles == 0:
                 assert all(g.covered[c] for c in r.clues)
         assert len(g.active) >= 1
-        for k in range(R.NUM_CATEGORIES):
-            assert g.uncovered[k] == sum(not g.covered[c] for c in range(k * R.PER_CATEGORY, (k + 1) * R.PER_CATEGORY))
+        for k in range(rules.NUM_CATEGORIES):
+            assert g.uncovered[k] == sum(
+                not g.covered[c] for c in range(k * rules.PER_CATEGORY, (k + 1) * rules.PER_CATEGORY)
+            )
         assert list(g.open) == [int(not g.covered[c] and len(g.counters[c]) < n) for c in range(C)]
         assert len(set(g.passed)) == len(g.passed) and not any(g.excluded[s] for s in g.passed)
-        if g.phase != R.OVER:
+        if g.phase != rules.OVER:
             assert not g.excluded[g.current], "an excluded player neither suspects nor deduces"
-        if g.phase == R.SUSPECT:
+        if g.phase == rules.SUSPECT:
             assert g.current == g.holder and not g.excluded[g.holder]
         for s in range(n):
             assert np.array_equal(self._observation(s), self._encode_observation(s)), "incremental encoding drifted"
 
 
 @dataclass(frozen=True)
-class OptionsV0(R.Options):
+class OptionsV0(rules.Options):
     """``lady_alice_v0``'s keywords: as v1's, but a zero-smile accusation does not cover its clues by default."""
 
     accusation_covers: bool = False

@@ -11,10 +11,10 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, relative_rows, state_from_source
-from parlour.envs.six_suspects import rules as R
+from parlour.envs.six_suspects import rules
 
 MAX_PLAYERS = 8
-P = R.NUM_POSITIONS
+P = rules.NUM_POSITIONS
 
 OBSERVATION_LAYOUT = Layout(
     (
@@ -22,7 +22,7 @@ OBSERVATION_LAYOUT = Layout(
         Field("phase", (4,), "one-hot: peek, last turns, vote, over", ("phase",)),
         Field(
             "seen_cards",
-            (P, R.NUM_CARDS),
+            (P, rules.NUM_CARDS),
             "one-hot: the card this player has seen at each position (row 0 then row 1, Albert..Francine); "
             "card ids Swap, Torch Left, Torch Right, Mirror, Diamond, Police, then the plain cards in value order. "
             "Zero where unseen; every position once the game is over (all cards revealed)",
@@ -59,10 +59,10 @@ OBSERVATION_LAYOUT = Layout(
             ("relative seat",),
         ),
         Field("to_act", (MAX_PLAYERS,), "public: one-hot relative seat whose decision it is", ("relative seat",)),
-        Field("own_vote", (R.NUM_SUSPECTS,), "one-hot: this player's own vote", ("suspect",)),
+        Field("own_vote", (rules.NUM_SUSPECTS,), "one-hot: this player's own vote", ("suspect",)),
         Field(
             "votes_revealed",
-            (MAX_PLAYERS, R.NUM_SUSPECTS),
+            (MAX_PLAYERS, rules.NUM_SUSPECTS),
             "every seat's vote, shown once the game is over",
             ("relative seat", "suspect"),
         ),
@@ -75,13 +75,13 @@ STATE_LAYOUT = Layout(
     (
         Field("num_players", (7,), "one-hot: 2–8 players"),
         Field("phase", (4,), "one-hot phase"),
-        Field("layout", (P, R.NUM_CARDS), "one-hot: the true card at each position"),
+        Field("layout", (P, rules.NUM_CARDS), "one-hot: the true card at each position"),
         Field("seen", (MAX_PLAYERS, P), "which positions each seat has seen this game"),
         Field("peek_counts", (MAX_PLAYERS, P), "peeks per seat and position ÷ (table_announcement_turns + 1)"),
         Field("turns_taken", (MAX_PLAYERS,), "turns per seat ÷ (table_announcement_turns + 1)"),
         Field("announcer", (MAX_PLAYERS + 1,), "one-hot announcer seat; last entry = the table"),
         Field("to_act", (MAX_PLAYERS,), "one-hot seat to act"),
-        Field("votes", (MAX_PLAYERS, R.NUM_SUSPECTS), "every vote cast so far"),
+        Field("votes", (MAX_PLAYERS, rules.NUM_SUSPECTS), "every vote cast so far"),
         Field("match_scores", (MAX_PLAYERS,), "match points ÷ maximum games"),
         Field("games_played", (1,), "games finished ÷ maximum games"),
     )
@@ -100,11 +100,11 @@ SOURCE_LAYOUT = Layout(
         Field("can_announce", (1,), ""),
         Field("announcer", (MAX_PLAYERS + 1,), ""),
         Field("to_act", (MAX_PLAYERS,), ""),
-        Field("votes_revealed", (MAX_PLAYERS, R.NUM_SUSPECTS), ""),
+        Field("votes_revealed", (MAX_PLAYERS, rules.NUM_SUSPECTS), ""),
         Field("match_scores", (MAX_PLAYERS,), ""),
         Field("games_played", (1,), ""),
-        Field("seen_cards", (MAX_PLAYERS, P, R.NUM_CARDS), ""),
-        Field("own_vote", (MAX_PLAYERS, R.NUM_SUSPECTS), ""),
+        Field("seen_cards", (MAX_PLAYERS, P, rules.NUM_CARDS), ""),
+        Field("own_vote", (MAX_PLAYERS, rules.NUM_SUSPECTS), ""),
     )
 )
 
@@ -127,20 +127,20 @@ def _gather_index(observer: int, n: int) -> np.ndarray:
     )
 
 
-class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
+class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
     """PettingZoo AEC environment for 6 Suspects (see ``parlour.envs.six_suspects_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("six_suspects_v0")
     title = "6 Suspects"
-    options_class = R.Options
+    options_class = rules.Options
     env_version = 0
     min_players = 2
     max_players = MAX_PLAYERS
-    num_actions = R.NUM_ACTIONS
+    num_actions = rules.NUM_ACTIONS
     observation_layout = OBSERVATION_LAYOUT
     state_layout = STATE_LAYOUT
 
-    rules_options: R.Options
+    rules_options: rules.Options
 
     def _setup(self) -> None:
         n = self.num_players
@@ -163,11 +163,11 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
         self._i_announcer = at["announcer"]
 
     # ------------------------------------------------------------------------------------------ rules
-    def _deal(self, rng: np.random.Generator) -> R.SixSuspectsState:
-        return R.deal(self.rules_options, rng)
+    def _deal(self, rng: np.random.Generator) -> rules.SixSuspectsState:
+        return rules.deal(self.rules_options, rng)
 
-    def _resample_state(self, seat: int, rng: np.random.Generator) -> R.SixSuspectsState:
-        return R.resample(self.game, seat, rng)
+    def _resample_state(self, seat: int, rng: np.random.Generator) -> rules.SixSuspectsState:
+        return rules.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
     def _write_source(self, src: Source) -> None:
@@ -175,11 +175,11 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
         g = self.game
         n = g.n
         src.move(0, self._i_phase + g.phase)
-        src.move(1, self._i_act + g.current if g.phase != R.OVER else -1)
+        src.move(1, self._i_act + g.current if g.phase != rules.OVER else -1)
         if g.game_index:  # zero before the first game of a match is resolved (most resets)
             src.view("match_scores")[:n] = np.array(g.scores) * self._game_scale
             src.view("games_played")[0] = g.game_index * self._game_scale
-        if g.phase == R.PEEK and g.peek_phase_turns == 0:
+        if g.phase == rules.PEEK and g.peek_phase_turns == 0:
             return  # a fresh deal: nothing else to show yet
         src.m[self._i_can] = float(g.can_announce())
         src.view("peek_counts")[:n] = np.array(g.peeks) * self._turn_scale
@@ -187,7 +187,7 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
             if p >= 0:
                 src.move(3 + s_, self._i_last + s_ * P + p)
         src.view("turns_taken")[:n] = np.array(g.turns_each) * self._turn_scale
-        if g.announcer == R.TABLE:
+        if g.announcer == rules.TABLE:
             src.move(2, self._i_announcer + MAX_PLAYERS)
         elif g.announcer >= 0:
             src.move(2, self._i_announcer + g.announcer)
@@ -197,7 +197,7 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
         for s_ in range(n):
             if g.votes[s_] >= 0:
                 own[s_, g.votes[s_]] = 1
-        if g.phase == R.OVER:
+        if g.phase == rules.OVER:
             src.view("votes_revealed")[np.arange(n), g.votes] = 1
 
     def _apply(self, action: int) -> list[float] | None:
@@ -219,20 +219,20 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
                     m[e] = 1.0
                     marks[3 + seat] = e
                 m[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
-                m[self._i_seen + (row + pos) * R.NUM_CARDS + g.layout[pos]] = 1.0
+                m[self._i_seen + (row + pos) * rules.NUM_CARDS + g.layout[pos]] = 1.0
             elif kind == "announce":
                 seat = change[1]
-                if seat == R.TABLE:
+                if seat == rules.TABLE:
                     src.move(2, self._i_announcer + MAX_PLAYERS)
                 else:
                     src.move(2, self._i_announcer + seat)
                     m[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
             elif kind == "vote":
                 seat = change[1]
-                m[self._i_vote + seat * R.NUM_SUSPECTS + g.votes[seat]] = 1.0
+                m[self._i_vote + seat * rules.NUM_SUSPECTS + g.votes[seat]] = 1.0
             elif kind == "phase":
                 src.move(0, self._i_phase + g.phase)
-            elif g.phase == R.OVER:  # "resolved", and the match is over: every card and vote is shown
+            elif g.phase == rules.OVER:  # "resolved", and the match is over: every card and vote is shown
                 self._reveal()
                 changes.clear()
                 return rewards
@@ -252,7 +252,7 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
     def _reveal(self) -> None:
         g, src = self.game, self.src
         n = g.n
-        src.move(0, self._i_phase + R.OVER)
+        src.move(0, self._i_phase + rules.OVER)
         src.move(1, -1)
         src.view("seen_cards")[:n, np.arange(P), g.layout] = 1
         src.view("votes_revealed")[np.arange(n), g.votes] = 1
@@ -272,13 +272,13 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
     # ------------------------------------------------------------------------------------------ views
     def decode_action(self, action: int) -> str:
         action = int(action)
-        if 0 <= action < R.NUM_POSITIONS:
-            return f"peek {R.position_name(action)}"
-        if action == R.ANNOUNCE:
+        if 0 <= action < rules.NUM_POSITIONS:
+            return f"peek {rules.position_name(action)}"
+        if action == rules.ANNOUNCE:
             return "announce"
-        if R.VOTE_BASE <= action < R.NUM_ACTIONS:
-            return f"vote {R.SUSPECTS[action - R.VOTE_BASE]}"
-        raise ValueError(f"action {action} is out of range: expected an integer in [0, {R.NUM_ACTIONS - 1}]")
+        if rules.VOTE_BASE <= action < rules.NUM_ACTIONS:
+            return f"vote {rules.SUSPECTS[action - rules.VOTE_BASE]}"
+        raise ValueError(f"action {action} is out of range: expected an integer in [0, {rules.NUM_ACTIONS - 1}]")
 
     def render_text(self, perspective: str | None = None) -> str:
         g = self.game
@@ -286,33 +286,33 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
         names = self.rules_options.plain_values
         lines = [
             f"6 Suspects — game {min(g.game_index + 1, self.rules_options.max_games)}, "
-            f"phase: {R.PHASE_NAMES[g.phase]}" + ("" if perspective is None else f" — as seen by {perspective}")
+            f"phase: {rules.PHASE_NAMES[g.phase]}" + ("" if perspective is None else f" — as seen by {perspective}")
         ]
-        lines.append("          " + " ".join(f"{s:>12}" for s in R.SUSPECTS))
-        for r in range(R.NUM_ROWS):
+        lines.append("          " + " ".join(f"{s:>12}" for s in rules.SUSPECTS))
+        for r in range(rules.NUM_ROWS):
             cells = []
-            for c in range(R.NUM_SUSPECTS):
-                p = r * R.NUM_SUSPECTS + c
+            for c in range(rules.NUM_SUSPECTS):
+                p = r * rules.NUM_SUSPECTS + c
                 visible = seat is None or g.known_positions(seat)[p]
-                cells.append(f"{R.card_name(int(g.layout[p]), names) if visible else '?':>12}")
-            lines.append(f"{R.ROW_NAMES[r]:>9} " + " ".join(cells))
+                cells.append(f"{rules.card_name(int(g.layout[p]), names) if visible else '?':>12}")
+            lines.append(f"{rules.ROW_NAMES[r]:>9} " + " ".join(cells))
         for s in range(g.n):
-            peeks = ", ".join(f"{R.position_name(p)}×{int(k)}" for p, k in enumerate(g.peeks[s]) if k)
+            peeks = ", ".join(f"{rules.position_name(p)}×{int(k)}" for p, k in enumerate(g.peeks[s]) if k)
             vote = ""
-            if g.votes[s] >= 0 and (seat is None or seat == s or g.phase == R.OVER):
-                vote = f"; vote: {R.SUSPECTS[g.votes[s]]}"
+            if g.votes[s] >= 0 and (seat is None or seat == s or g.phase == rules.OVER):
+                vote = f"; vote: {rules.SUSPECTS[g.votes[s]]}"
             elif g.votes[s] >= 0:
                 vote = "; has voted"
             marks = (" (announced)" if g.announcer == s else "") + (
-                " <- to act" if g.phase != R.OVER and g.current == s else ""
+                " <- to act" if g.phase != rules.OVER and g.current == s else ""
             )
             lines.append(
                 f"player_{s}: turns {int(g.turns_each[s])}, score {int(g.scores[s])}{vote}{marks}; "
                 f"peeks: {peeks or '-'}"
             )
-        if g.announcer == R.TABLE:
+        if g.announcer == rules.TABLE:
             lines.append("The table announced (turn cap reached).")
-        if g.phase == R.OVER and g.results:
+        if g.phase == rules.OVER and g.results:
             last = g.results[-1]
             lines.append(f"Culprit(s): {', '.join(last['culprits'])}; totals: {last['totals']}")
         return "\n".join(lines)
@@ -322,7 +322,7 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
         g = self.game
         seat = self._seat[agent]
         known = g.known_positions(seat)
-        votes_hidden = g.phase == R.VOTE
+        votes_hidden = g.phase == rules.VOTE
         known_votes = [int(g.votes[s]) if (s == seat or not votes_hidden) else -9 for s in range(g.n)]
         hidden_votes = [int(g.votes[s]) if (s != seat and votes_hidden) else -9 for s in range(g.n)]
         cards = (
@@ -338,16 +338,16 @@ class SixSuspectsEnv(GameEnv[R.SixSuspectsState]):
 
     def invariants(self) -> None:
         g = self.game
-        assert sorted(int(x) for x in g.layout) == list(range(R.NUM_CARDS)), "the 12 cards are a permutation"
+        assert sorted(int(x) for x in g.layout) == list(range(rules.NUM_CARDS)), "the 12 cards are a permutation"
         announced = 1 if g.announcer >= 0 else 0
         peeks, turns = np.array(g.peeks), np.array(g.turns_each)
         assert int(peeks.sum()) == int(turns.sum()) - announced, "every turn but an announcement peeks"
         assert (np.array(g.seen) == (peeks > 0)).all(), "a seat has seen exactly the positions it peeked at"
-        assert turns.max() - turns.min() <= 1 or g.announcer != R.NO_ANNOUNCER, "turns go round the table"
+        assert turns.max() - turns.min() <= 1 or g.announcer != rules.NO_ANNOUNCER, "turns go round the table"
         assert turns.max() <= self.rules_options.table_announcement_turns + 1
-        if g.phase == R.PEEK:
-            assert g.announcer == R.NO_ANNOUNCER
-        if g.phase in (R.PEEK, R.LAST_TURNS):
+        if g.phase == rules.PEEK:
+            assert g.announcer == rules.NO_ANNOUNCER
+        if g.phase in (rules.PEEK, rules.LAST_TURNS):
             assert all(v == -1 for v in g.votes), "nobody votes before the vote"
         assert sum(g.scores) <= g.game_index * g.n
         for s in range(g.n):
