@@ -18,8 +18,12 @@ K = rules.NUM_KINDS
 MAXP = rules.MAX_PLAYERS
 #: The source's one-hot public fields that move with the decision under way: their markers are keyed 0–5.
 MARKERS = ("phase", "to_act", "eleven_player", "pending", "pick_holder", "new_pile")
-#: Source markers of the piles: slot ``j``'s value marker is keyed ``VALUE_KEY + j``, its top card's ``TOP_KEY + j``.
-VALUE_KEY, TOP_KEY = 100, 1000
+#: Their keys in the source vector (:class:`~parlour.envs.layout.Source`), in :data:`MARKERS` order: small ints, the
+#: cheapest dict keys on this hot path.
+MARK_PHASE, MARK_TO_ACT, MARK_ELEVEN_PLAYER, MARK_PENDING, MARK_PICK_HOLDER, MARK_NEW_PILE = range(len(MARKERS))
+#: The piles' marker keys: slot ``j``'s value marker is ``MARK_PILE_VALUE + j``, its top card's ``MARK_PILE_TOP + j``
+#: (apart from the keys above and from each other for every pile count).
+MARK_PILE_VALUE, MARK_PILE_TOP = 100, 1000
 VALUES = rules.TARGET + 1  # pile values 0–11 (11 only while a pile waits for an answer or a receiver)
 
 
@@ -247,8 +251,8 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
         at = src.at
         for j, top in enumerate(g.pile_top):  # the piles' markers: where their one-hots stand
             if top >= 0:
-                src.marks[VALUE_KEY + j] = at["pile_value"] + j * VALUES + g.pile_value[j]
-                src.marks[TOP_KEY + j] = at["pile_top"] + j * K + top
+                src.marks[MARK_PILE_VALUE + j] = at["pile_value"] + j * VALUES + g.pile_value[j]
+                src.marks[MARK_PILE_TOP + j] = at["pile_top"] + j * K + top
         self._markers(src)
 
     def _markers(self, src: Source) -> None:
@@ -274,36 +278,36 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
         changes: list[tuple[Any, ...]] = g.changes  # type: ignore[assignment]
         m, marks = src.m, src.marks
         if not changes and g.phase == rules.ANSWER:  # an Eleven let stand, and the next seat is asked
-            e, was = self._marker_bases[1] + g.current, marks[1]  # to_act
+            e, was = self._marker_bases[MARK_TO_ACT] + g.current, marks[MARK_TO_ACT]
             m[was] = 0.0
             m[e] = 1.0
-            marks[1] = e
+            marks[MARK_TO_ACT] = e
             return rewards
         if len(changes) == 1 and g.phase == rules.PLAY and changes[0][0] == "play":
             # The common case, inline: a card went on a pile that stays below 11 (a pile taken would add a
             # "collect"), and the next seat plays.
             slot = self._write_hand(changes[0])
             top = g.pile_top[slot]
-            e, was = self._i_value + slot * VALUES + g.pile_value[slot], marks.get(VALUE_KEY + slot, -1)
+            e, was = self._i_value + slot * VALUES + g.pile_value[slot], marks.get(MARK_PILE_VALUE + slot, -1)
             if was != e:
                 if was >= 0:
                     m[was] = 0.0
                 m[e] = 1.0
-                marks[VALUE_KEY + slot] = e
-            e, was = self._i_top + slot * K + top, marks.get(TOP_KEY + slot, -1)
+                marks[MARK_PILE_VALUE + slot] = e
+            e, was = self._i_top + slot * K + top, marks.get(MARK_PILE_TOP + slot, -1)
             if was != e:
                 if was >= 0:
                     m[was] = 0.0
                 m[e] = 1.0
-                marks[TOP_KEY + slot] = e
+                marks[MARK_PILE_TOP + slot] = e
             m[self._i_present + slot] = 1.0
             m[self._i_pile_size + slot] = g.pile_size[slot] * self._deck_scale
-            e, was = self._marker_bases[1] + g.current, marks[1]  # to_act
+            e, was = self._marker_bases[MARK_TO_ACT] + g.current, marks[MARK_TO_ACT]
             m[was] = 0.0
             m[e] = 1.0
-            marks[1] = e
+            marks[MARK_TO_ACT] = e
             if marks.get(5, -1) >= 0:  # new_pile: no longer after a card went on a pile
-                src.move(5, -1)
+                src.move(MARK_NEW_PILE, -1)
             changes.clear()
             return rewards
         for change in changes:
@@ -311,8 +315,8 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
             if kind != "collect":  # "play" or "pile": the pile is written as it is now (it may have been taken)
                 slot = self._write_hand(change) if kind == "play" else change[1]
                 top = g.pile_top[slot]
-                src.move(VALUE_KEY + slot, self._i_value + slot * VALUES + g.pile_value[slot] if top >= 0 else -1)
-                src.move(TOP_KEY + slot, self._i_top + slot * K + top if top >= 0 else -1)
+                src.move(MARK_PILE_VALUE + slot, self._i_value + slot * VALUES + g.pile_value[slot] if top >= 0 else -1)
+                src.move(MARK_PILE_TOP + slot, self._i_top + slot * K + top if top >= 0 else -1)
                 m[self._i_present + slot] = 1.0 if top >= 0 else 0.0
                 m[self._i_pile_size + slot] = g.pile_size[slot] * self._deck_scale
             else:  # "collect"

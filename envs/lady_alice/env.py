@@ -26,6 +26,9 @@ from parlour.envs.layout import (
 C = rules.NUM_CLUES
 #: The source's one-hot public fields that move with the decision under way: their markers are keyed 0–4.
 MARKERS = ("phase", "to_act", "holder", "place_clue", "accusation_missing")
+#: Their keys in the source vector (:class:`~parlour.envs.layout.Source`), in :data:`MARKERS` order: small ints, the
+#: cheapest dict keys on this hot path.
+MARK_PHASE, MARK_TO_ACT, MARK_HOLDER, MARK_PLACE_CLUE, MARK_MISSING = range(len(MARKERS))
 MAXP = rules.MAX_PLAYERS
 V = len(rules.COUNTER_VALUES)
 SMILES = MAXP + 1  # a verdict shows 0–5 smiles
@@ -304,8 +307,8 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
         m, at = src.m, src.at
         if not changes and g.phase == rules.PLACE:  # a clue chosen for a counter: the value comes next
             phase_at, _, _, place_at, _ = self._marker_bases
-            src.move(0, phase_at + rules.PLACE)
-            src.move(3, place_at + g.place_clue)
+            src.move(MARK_PHASE, phase_at + rules.PLACE)
+            src.move(MARK_PLACE_CLUE, place_at + g.place_clue)
             return rewards
         if len(changes) == 1:  # the commonest steps first
             change = changes[0]
@@ -313,9 +316,9 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
                 self._write_space(change[2], change[1])
                 self._write_passed()
                 phase_at, act_at, _, _, _ = self._marker_bases
-                src.move(0, phase_at + rules.DEDUCE)
-                src.move(3, -1)
-                src.move(1, act_at + g.current)
+                src.move(MARK_PHASE, phase_at + rules.DEDUCE)
+                src.move(MARK_PLACE_CLUE, -1)
+                src.move(MARK_TO_ACT, act_at + g.current)
                 changes.clear()
                 return rewards
             if change[0] == "partial":  # the next clue of a suspicion or accusation: nothing else moves
@@ -324,7 +327,7 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
                 return rewards
             if change[0] == "pass" and g.phase == rules.DEDUCE:  # a pass that does not end the phase
                 m[self._i_passed + change[1]] = 1.0
-                src.move(1, self._marker_bases[1] + g.current)  # to_act
+                src.move(MARK_TO_ACT, self._marker_bases[MARK_TO_ACT] + g.current)
                 changes.clear()
                 return rewards
         for change in changes:

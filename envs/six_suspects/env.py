@@ -13,6 +13,10 @@ from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, relative_rows, state_from_source
 from parlour.envs.six_suspects import rules
 
+#: The source vector's marker keys (:class:`~parlour.envs.layout.Source`): one-hot fields that move as the game does.
+#: Small ints, the cheapest dict keys on this hot path; a seat's last peek is ``MARK_LAST_PEEK + seat``.
+MARK_PHASE, MARK_TO_ACT, MARK_ANNOUNCER, MARK_LAST_PEEK = 0, 1, 2, 3
+
 MAX_PLAYERS = 8
 P = rules.NUM_POSITIONS
 
@@ -174,8 +178,8 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
         """The source from scratch: what the table shows now, public fields once and private ones per seat."""
         g = self.game
         n = g.n
-        src.move(0, self._i_phase + g.phase)
-        src.move(1, self._i_act + g.current if g.phase != rules.OVER else -1)
+        src.move(MARK_PHASE, self._i_phase + g.phase)
+        src.move(MARK_TO_ACT, self._i_act + g.current if g.phase != rules.OVER else -1)
         if g.game_index:  # zero before the first game of a match is resolved (most resets)
             src.view("match_scores")[:n] = np.array(g.scores) * self._game_scale
             src.view("games_played")[0] = g.game_index * self._game_scale
@@ -185,12 +189,12 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
         src.view("peek_counts")[:n] = np.array(g.peeks) * self._turn_scale
         for s_, p in enumerate(g.last_peek):
             if p >= 0:
-                src.move(3 + s_, self._i_last + s_ * P + p)
+                src.move(MARK_LAST_PEEK + s_, self._i_last + s_ * P + p)
         src.view("turns_taken")[:n] = np.array(g.turns_each) * self._turn_scale
         if g.announcer == rules.TABLE:
-            src.move(2, self._i_announcer + MAX_PLAYERS)
+            src.move(MARK_ANNOUNCER, self._i_announcer + MAX_PLAYERS)
         elif g.announcer >= 0:
-            src.move(2, self._i_announcer + g.announcer)
+            src.move(MARK_ANNOUNCER, self._i_announcer + g.announcer)
         seats, positions = np.nonzero([g.known_positions(s_) for s_ in range(n)])
         src.view("seen_cards")[seats, positions, np.array(g.layout)[positions]] = 1
         own = src.view("own_vote")
@@ -217,21 +221,21 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
                     if was >= 0:
                         m[was] = 0.0
                     m[e] = 1.0
-                    marks[3 + seat] = e
+                    marks[MARK_LAST_PEEK + seat] = e
                 m[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
                 m[self._i_seen + (row + pos) * rules.NUM_CARDS + g.layout[pos]] = 1.0
             elif kind == "announce":
                 seat = change[1]
                 if seat == rules.TABLE:
-                    src.move(2, self._i_announcer + MAX_PLAYERS)
+                    src.move(MARK_ANNOUNCER, self._i_announcer + MAX_PLAYERS)
                 else:
-                    src.move(2, self._i_announcer + seat)
+                    src.move(MARK_ANNOUNCER, self._i_announcer + seat)
                     m[self._i_turns + seat] = g.turns_each[seat] * self._turn_scale
             elif kind == "vote":
                 seat = change[1]
                 m[self._i_vote + seat * rules.NUM_SUSPECTS + g.votes[seat]] = 1.0
             elif kind == "phase":
-                src.move(0, self._i_phase + g.phase)
+                src.move(MARK_PHASE, self._i_phase + g.phase)
             elif g.phase == rules.OVER:  # "resolved", and the match is over: every card and vote is shown
                 self._reveal()
                 changes.clear()
@@ -241,10 +245,10 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
                 self._write_source(src)
                 changes.clear()
                 return rewards
-        e, was = self._i_act + g.current, marks[1]  # to_act
+        e, was = self._i_act + g.current, marks[MARK_TO_ACT]
         m[was] = 0.0
         m[e] = 1.0
-        marks[1] = e
+        marks[MARK_TO_ACT] = e
         m[self._i_can] = float(g.can_announce())
         changes.clear()
         return rewards
@@ -252,8 +256,8 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
     def _reveal(self) -> None:
         g, src = self.game, self.src
         n = g.n
-        src.move(0, self._i_phase + rules.OVER)
-        src.move(1, -1)
+        src.move(MARK_PHASE, self._i_phase + rules.OVER)
+        src.move(MARK_TO_ACT, -1)
         src.view("seen_cards")[:n, np.arange(P), g.layout] = 1
         src.view("votes_revealed")[np.arange(n), g.votes] = 1
         src.view("match_scores")[:n] = np.array(g.scores) * self._game_scale
