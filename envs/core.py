@@ -179,7 +179,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         """A new rules state, every random draw from ``rng``."""
 
     @abstractmethod
-    def _encode_observation(self, seat: int) -> np.ndarray:
+    def _reference_observation(self, seat: int) -> np.ndarray:
         """The reference (from-scratch) observation of ``seat`` as a fresh ``float32`` vector."""
 
     @abstractmethod
@@ -213,9 +213,9 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
     def invariants(self) -> None:
         """Raise ``AssertionError`` if the state breaks a rule invariant (checked by the seeded fuzz)."""
 
-    def _observation(self, seat: int) -> np.ndarray:
+    def _incremental_observation(self, seat: int) -> np.ndarray:
         """The observation handed out by ``observe``; override with a cached/incremental version if needed."""
-        return self._encode_observation(seat)
+        return self._reference_observation(seat)
 
     def _apply(self, action: int) -> Sequence[float] | None:
         """Apply an action to the rules; override to update incremental encodings too."""
@@ -294,7 +294,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
             seat = self._seat[agent]
         except (KeyError, TypeError):  # free on the happy path
             seat = self._seat_of(agent)
-        return {"observation": self._observation(seat), "action_mask": mask}
+        return {"observation": self._incremental_observation(seat), "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # PettingZoo's ``last`` with ``observe`` inlined (the hot path of every AEC loop).
@@ -306,7 +306,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         obs = None
         if observe:
             mask = self._zero_mask if self._over else self._mask
-            obs = {"observation": self._observation(self._seat[agent]), "action_mask": mask}
+            obs = {"observation": self._incremental_observation(self._seat[agent]), "action_mask": mask}
         return (obs, reward, self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def _seat_of(self, agent: Any) -> int:
@@ -339,7 +339,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
 
     def observation_dict(self, agent: str) -> dict[str, np.ndarray]:
         """The observation of ``agent`` decoded through the layout into named arrays."""
-        return self.observation_layout.decode(self._observation(self._seat_of(agent)))
+        return self.observation_layout.decode(self._incremental_observation(self._seat_of(agent)))
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
         agent = self.agent_selection if agent is None else agent
@@ -577,10 +577,10 @@ class GameEnv(ParlourEnv[S]):
     # ------------------------------------------------------------------------------------ incremental encoding
     # One mechanism for every game: the rules note what each action changed (``Rules.changes``); the env keeps a
     # source vector (:class:`~parlour.envs.layout.Source`: public fields once, private fields once per seat) and
-    # hands each seat its observation as one gather from it (``_observation``). A game's ``_apply`` plays the action
+    # hands each seat its observation as one gather from it (``_incremental_observation``). A game's ``_apply`` plays the action
     # (``game.play``), applies ``game.changes`` to ``self.src`` and empties the list -- in one method, because this
     # is the hot path of every step. Its from-scratch writer (``_write_source``) builds the source at a reset and is
-    # the reference the fuzz checks the incremental one against at every step (``_encode_observation``); the state
+    # the reference the fuzz checks the incremental one against at every step (``_reference_observation``); the state
     # vector derives from the source too (:func:`~parlour.envs.layout.state_from_source`).
     src: Source
 
@@ -598,10 +598,10 @@ class GameEnv(ParlourEnv[S]):
         self._write_source(self.src)
         self.game.changes = []  # the rules note their changes from now on
 
-    def _observation(self, seat: int) -> np.ndarray:
+    def _incremental_observation(self, seat: int) -> np.ndarray:
         return self.src.vector[self._gather[seat]]
 
-    def _encode_observation(self, seat: int) -> np.ndarray:
+    def _reference_observation(self, seat: int) -> np.ndarray:
         fresh = Source(self.src.layout)
         fresh.reset()
         self._write_source(fresh)

@@ -28,8 +28,8 @@ class _Broken(SixSuspectsEnv):
 class LeakyObservation(_Broken):
     """Shows every seat the card under Albert's top position."""
 
-    def _observation(self, seat: int) -> np.ndarray:
-        obs = super()._observation(seat)
+    def _incremental_observation(self, seat: int) -> np.ndarray:
+        obs = super()._incremental_observation(seat)
         obs[OBSERVATION_LAYOUT["seen_cards"].start + self.game.layout[0]] = 1
         return obs
 
@@ -57,8 +57,8 @@ class TruthfulResampler(_Broken):
 class ForgetfulObservation(_Broken):
     """Forgets which cards the seat has seen."""
 
-    def _observation(self, seat: int) -> np.ndarray:
-        obs = super()._observation(seat)
+    def _incremental_observation(self, seat: int) -> np.ndarray:
+        obs = super()._incremental_observation(seat)
         obs[OBSERVATION_LAYOUT["seen_cards"]] = 0
         return obs
 

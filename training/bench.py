@@ -109,11 +109,11 @@ class NullEnv(ParlourEnv[Any]):
     def _deal(self, rng: np.random.Generator) -> Any:
         return _NullGame(self.num_players)
 
-    def _observation(self, seat: int) -> np.ndarray:
+    def _incremental_observation(self, seat: int) -> np.ndarray:
         return self._src[self._gather]
 
-    def _encode_observation(self, seat: int) -> np.ndarray:
-        return self._observation(seat)
+    def _reference_observation(self, seat: int) -> np.ndarray:
+        return self._incremental_observation(seat)
 
     def _encode_state(self) -> np.ndarray:
         return self._src.copy()

@@ -222,7 +222,7 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
             if who >= 0:
                 lay.view(v, name)[row[who]] = 1
 
-    def _encode_observation(self, seat: int) -> np.ndarray:
+    def _reference_observation(self, seat: int) -> np.ndarray:
         g = self.game
         n = g.n
         lay = self.observation_layout
@@ -437,4 +437,6 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
         if g.phase == rules.OVER:
             assert sum(g.hand_size) == 0 and not g.draw
         for s in range(g.n):
-            assert np.array_equal(self._observation(s), self._encode_observation(s)), "incremental encoding drifted"
+            assert np.array_equal(self._incremental_observation(s), self._reference_observation(s)), (
+                "incremental encoding drifted"
+            )

@@ -263,7 +263,7 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
             hist_a[i, rules.NUM_CATEGORIES + np.array(r.clues)] = 1
             hist_a[i, rules.NUM_CATEGORIES + C + r.smiles] = 1
 
-    def _encode_observation(self, seat: int) -> np.ndarray:
+    def _reference_observation(self, seat: int) -> np.ndarray:
         g = self.game
         lay = self.observation_layout
         v = np.zeros(lay.size, np.float32)
@@ -407,7 +407,7 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
         left = i["counters_left"] + seat * V
         v[left : left + V] = np.array(g.left[seat]) / rules.COUNTERS_PER_VALUE
 
-    def _observation(self, seat: int) -> np.ndarray:
+    def _incremental_observation(self, seat: int) -> np.ndarray:
         out = np.empty(self._obs_size, np.float32)
         head = self._gather[seat]
         out[: len(head)] = self.src.vector[head]
@@ -542,7 +542,9 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
         if g.phase == rules.SUSPECT:
             assert g.current == g.holder and not g.excluded[g.holder]
         for s in range(n):
-            assert np.array_equal(self._observation(s), self._encode_observation(s)), "incremental encoding drifted"
+            assert np.array_equal(self._incremental_observation(s), self._reference_observation(s)), (
+                "incremental encoding drifted"
+            )
 
 
 @dataclass(frozen=True)

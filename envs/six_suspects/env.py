@@ -355,4 +355,6 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
             assert all(v == -1 for v in g.votes), "nobody votes before the vote"
         assert sum(g.scores) <= g.game_index * g.n
         for s in range(g.n):
-            assert np.array_equal(self._observation(s), self._encode_observation(s)), "incremental encoding drifted"
+            assert np.array_equal(self._incremental_observation(s), self._reference_observation(s)), (
+                "incremental encoding drifted"
+            )
