@@ -296,6 +296,19 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
             seat = self._seat_of(agent)
         return {"observation": self._incremental_observation(seat), "action_mask": mask}
 
+    def reward_since_last_move(self, agent: str) -> float:
+        """What ``agent`` has earned since it last acted (its own move's reward, the others' moves', a terminal
+        one): the reward ``last()`` reports when it is ``agent``'s turn, readable at any time."""
+        try:
+            return float(self._cumulative_rewards[agent])
+        except KeyError:
+            raise ValueError(self._left_message(agent)) from None
+
+    def deal(self, rng: np.random.Generator) -> S:
+        """A fresh rules state, every draw from ``rng``, outside this env's bookkeeping (the env is untouched): for
+        measuring the pure rules."""
+        return self._deal(rng)
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # PettingZoo's ``last`` with ``observe`` inlined (the hot path of every AEC loop).
         agent = self.agent_selection

@@ -200,3 +200,27 @@ def test_every_action_in_the_space_has_its_own_name(name: str) -> None:
     env = make(name)
     names = [env.decode_action(a) for a in range(env.num_actions)]
     assert all(names) and len(set(names)) == env.num_actions
+
+
+def test_the_reward_since_a_seats_last_move_is_what_last_reports_on_its_turn() -> None:
+    env = make("goes_to_eleven_v0", num_players=3)
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        assert env.reward_since_last_move(agent) == reward
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    with pytest.raises(ValueError, match="player_0"):
+        env.reward_since_last_move("player_0")  # every seat has left
+
+
+def test_a_deal_for_the_pure_rules_leaves_the_env_as_it_was() -> None:
+    env = make("six_suspects_v0")
+    env.reset(seed=1)
+    vector = env.observe(env.agent_selection)["observation"].copy()
+    a, b = env.unwrapped.deal(np.random.default_rng(5)), env.unwrapped.deal(np.random.default_rng(5))
+    assert not a.is_terminal() and a.legal_mask().tolist() == b.legal_mask().tolist()  # seeded like any deal
+    assert np.array_equal(env.observe(env.agent_selection)["observation"], vector) and env.unwrapped.game is not a

@@ -49,7 +49,7 @@ def rules_steps_per_second(env: Any, seconds: float, seed: int = 0) -> float:
     """Random play on the pure rules state alone (no observation encoding, no AEC bookkeeping)."""
     u, i, steps = _UNIFORM, 0, 0
     rng = np.random.default_rng(seed)
-    deal: Callable[[np.random.Generator], Any] = env.unwrapped._deal
+    deal: Callable[[np.random.Generator], Any] = env.unwrapped.deal
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         state = deal(rng)

@@ -3,8 +3,8 @@
 One seat learns; every other seat is played by an opponent drawn from a pool (scripted bots, frozen checkpoints,
 snapshots of the learner) inside :meth:`SingleAgentEnv.step`. The reward of a transition is everything the learner
 earned since its previous move -- its own move's reward, every reward caused by opponents' moves, and a terminal
-reward even when an opponent's move ended the game -- read from the AEC env's ``_cumulative_rewards``, which
-PettingZoo defines as exactly that.
+reward even when an opponent's move ended the game -- read from the AEC env's ``reward_since_last_move``, which
+is PettingZoo's cumulative reward: exactly that.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             ) from None
         self._play_opponents()
         # Everything the learner earned since its last move (own move, opponents' moves, a terminal reward).
-        reward = float(self.aec._cumulative_rewards[self.learner])
+        reward = self.aec.reward_since_last_move(self.learner)
         terminated = bool(self.aec.terminations[self.learner])
         truncated = bool(self.aec.truncations[self.learner])
         info: dict[str, Any] = {}
