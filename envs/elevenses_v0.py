@@ -85,7 +85,7 @@ Keywords
 
 Rulings
 -------
-From ``RULINGS.md``, each a named constant in ``parlour.envs.elevenses.rules`` or a keyword:
+From the project's rulings (``docs/rulings.md``), each a named constant in ``parlour.envs.elevenses.rules`` or a keyword:
 
 - The Guilt deck: (players) Not Guilty + 1 Murderer, the last card to Mrs Lansdowne; 3 + 2 with five players.
 - The six Guest cards (**choice**, ``GUESTS``): 1-6-9, 2-7-10, 3-8-9, 4-6-10, 5-7-8, 1-4-5.
@@ -101,7 +101,7 @@ From ``RULINGS.md``, each a named constant in ``parlour.envs.elevenses.rules`` o
   Mrs Lansdowne loses every such tie to a seated player.
 - Turn cap (**choice**, ``max_turns``): 200 turns, then truncation with 0 for everyone.
 
-Rulings of this project where the rulebook and ``RULINGS.md`` are silent:
+Rulings of this project where the rulebook and the project's rulings are silent:
 
 - ``REARRANGE_ELEVENSES``: the 11 may be re-arranged face down into its owner's spread ("never passed, swapped or
   stolen" is read as never leaving its owner). With it, a player always has a legal turn; with the other reading a

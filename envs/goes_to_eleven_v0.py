@@ -70,7 +70,7 @@ Keywords
 
 Rulings
 -------
-From ``RULINGS.md``, each a named constant in ``parlour.envs.goes_to_eleven.rules`` or a keyword:
+From the project's rulings (``docs/rulings.md``), each a named constant in ``parlour.envs.goes_to_eleven.rules`` or a keyword:
 
 - The 60 number cards are 7 each of 1–6 and 6 each of 7–9 (**choice**, ``DEFAULT_DECK`` / ``deck``).
 - Set-up: a Quiet! or Eleven turned up as the first pile card is covered by the next card until a number is on

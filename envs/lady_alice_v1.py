@@ -75,7 +75,7 @@ Keywords
 
 Rulings
 -------
-From ``RULINGS.md``, each a named constant in ``parlour.envs.lady_alice.rules`` or a keyword:
+From the project's rulings (``docs/rulings.md``), each a named constant in ``parlour.envs.lady_alice.rules`` or a keyword:
 
 - The clue names: the eight suspects of the rulebook's cast; Waterloo Station and Place 2–8; 5 p.m., 7:00 and
   Time 3–8; compass and Object 2–8 (**choice**, ``CLUE_NAMES``: only the rulebook's examples are known).

@@ -66,7 +66,7 @@ default None: the rules end every game); ``render_mode`` (None or "ansi").
 
 Rulings
 -------
-From ``RULINGS.md``, each a named constant in ``parlour.envs.six_suspects.rules`` or a keyword:
+From the project's rulings (``docs/rulings.md``), each a named constant in ``parlour.envs.six_suspects.rules`` or a keyword:
 
 - Suspects left to right Albert, Beatrice, Charles, Denise, Edgar, Francine (Beatrice, Charles, Edgar are
   placeholders: ``SUSPECTS``). The plain cards are worth 0, 1, 2, 3, 5, 6 (**choice**, ``plain_values``).

@@ -145,17 +145,17 @@ def env_page(name: str) -> str:
     module = ENVIRONMENTS[name]
     env = make(name)
     doc = importlib.import_module(module).__doc__ or ""
-    # The docstrings name the rulings file by its name; on the site it is a page of its own.
-    body = markdown_from_docstring(doc).replace("`RULINGS.md`", "[the rulings](../rulings.md)")
+    # The docstrings name the rulings file by its path; on the site it is a page of its own.
+    body = markdown_from_docstring(doc).replace("`docs/rulings.md`", "[the rulings](../rulings.md)")
     parts = [
         _generated_note(f"the module docstring of `{module}` and the bot registries"),
         f"# {env.title}\n\n",
         f"Env id `{name}` (version {env.env_version}), {env.min_players}–{env.max_players} players (default "
-        f"{env.num_players}). `parlour.envs.make(\"{name}\")`, or `help({module})` for this page in Python.\n\n",
+        f'{env.num_players}). `parlour.envs.make("{name}")`, or `help({module})` for this page in Python.\n\n',
         body,
         "\n## Bots that play it\n\n",
         "Every bot below is a policy with `act(observation, action_mask, rng) -> int` that sees only what its seat "
-        f'sees: `parlour.baselines.make("NAME")`, or `NAME` wherever a command takes a policy '
+        'sees: `parlour.baselines.make("NAME")`, or `NAME` wherever a command takes a policy '
         "([Scripted opponents](../opponents.md) says what each one does).\n\n",
         "| Bot | Class | Summary |\n|---|---|---|\n",
     ]

@@ -1,6 +1,6 @@
 """Elevenses: The Guilty Party -- the pure rules (no RL imports).
 
-Rulebook: ``shared/rules/elevenses-the-guilty-party.txt``; project rulings: ``shared/RULINGS.md``. Every ruling
+Rulebook: the publisher's (not shipped); project rulings: ``docs/rulings.md``. Every ruling
 that is a project choice is a named constant or an :class:`Options` field below.
 
 Cards: each seat owns eleven Tea Party cards (its *back*); card ``c`` is number ``c % 11 + 1`` of seat ``c // 11``

@@ -1,6 +1,6 @@
 """This Game Goes to Eleven: the pure rules (no RL imports).
 
-Rulebook: ``shared/rules/this-game-goes-to-eleven.txt``; project rulings: ``shared/RULINGS.md``. Every ruling
+Rulebook: the publisher's (not shipped); project rulings: ``docs/rulings.md``. Every ruling
 that is a project choice is a named constant or an :class:`Options` field below.
 
 Card kinds: ``0–8`` are the number cards 1–9 (value ``kind + 1``), ``9`` the Eleven, ``10`` the Quiet!.

@@ -1,6 +1,6 @@
 """Lady Alice: the pure rules (no RL imports).
 
-Rulebook: ``shared/rules/lady-alice.txt``; project rulings: ``shared/RULINGS.md``. Every ruling that is a project
+Rulebook: the publisher's (not shipped); project rulings: ``docs/rulings.md``. Every ruling that is a project
 choice is a named constant or an :class:`Options` field below.
 
 Clues: 4 categories (Suspects, Places, Times, Objects) × 8; clue ``c`` is clue ``c % 8`` of category ``c // 8``.

@@ -1,6 +1,6 @@
 """6 Suspects: the pure rules (no RL imports).
 
-Rulebook: ``shared/rules/six-suspects.txt``; project rulings: ``shared/RULINGS.md``. Every ruling that is a
+Rulebook: the publisher's (not shipped); project rulings: ``docs/rulings.md``. Every ruling that is a
 project choice is a named constant or an :class:`Options` field below.
 
 Positions: the 12 evidence cards lie in 2 rows × 6 columns; position ``p = row * 6 + column``. Column ``c`` is
