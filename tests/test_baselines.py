@@ -9,17 +9,12 @@ import numpy as np
 import pytest
 
 from parlour.baselines import BOTS, available, make
-from parlour.baselines.match import (
-    deal_seeds,
-    format_table,
-    mean_interval,
-    play_game,
-    run_match,
-    wilson_interval,
-)
 from parlour.envs import ENVIRONMENTS
 from parlour.envs import make as make_env
 from parlour.envs.six_suspects import rules
+from parlour.training.evaluation.games import deal_seeds, play_game
+from parlour.training.evaluation.match import format_table, run_match
+from parlour.training.stats import mean_interval, wilson_interval
 
 SIX_BOTS = ["random", "six_suspects_heuristic", "six_suspects_expert", "six_suspects_oracle", "six_suspects_readout"]
 

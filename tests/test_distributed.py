@@ -52,7 +52,7 @@ def test_sharded_evaluation_equals_the_single_process_one(ray_local: Any) -> Non
 
 
 def test_sharded_match_equals_the_single_process_one(ray_local: Any) -> None:
-    from parlour.baselines.match import run_match
+    from parlour.training.evaluation.match import run_match
 
     bots = ["elevenses_heuristic", "random", "elevenses_expert"]
     one = run_match("elevenses_v0", bots, num_players=4, games=9, seed=5)

@@ -7,12 +7,13 @@ import pytest
 
 from parlour.baselines import available, make
 from parlour.baselines.elevenses import ElevensesExpert, ElevensesHeuristic, belief, decode, win_chance
-from parlour.baselines.match import play_game, run_match
 from parlour.baselines.search import DeterminizedSearch
 from parlour.envs import elevenses_v0
 from parlour.envs import make as make_env
 from parlour.envs.elevenses import rules
 from parlour.envs.elevenses.rules import card
+from parlour.training.evaluation.games import play_game
+from parlour.training.evaluation.match import run_match
 
 BOTS = ["random", "elevenses_heuristic", "elevenses_expert"]
 

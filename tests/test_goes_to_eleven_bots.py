@@ -10,11 +10,12 @@ import pytest
 
 from parlour.baselines import available, make
 from parlour.baselines.goes_to_eleven import decode, p_holds
-from parlour.baselines.match import play_game, run_match
 from parlour.baselines.search import DeterminizedSearch
 from parlour.envs import goes_to_eleven_v0
 from parlour.envs import make as make_env
 from parlour.envs.goes_to_eleven import rules
+from parlour.training.evaluation.games import play_game
+from parlour.training.evaluation.match import run_match
 
 ELEVEN_BOTS = ["random", "goes_to_eleven_heuristic", "goes_to_eleven_expert"]
 

@@ -10,11 +10,12 @@ import pytest
 
 from parlour.baselines import available, make
 from parlour.baselines.lady_alice import LadyAliceExpert, decode, solution_probabilities
-from parlour.baselines.match import play_game, run_match
 from parlour.baselines.search import DeterminizedSearch
 from parlour.envs import lady_alice_v1
 from parlour.envs import make as make_env
 from parlour.envs.lady_alice import rules
+from parlour.training.evaluation.games import play_game
+from parlour.training.evaluation.match import run_match
 
 BOTS = ["random", "lady_alice_heuristic", "lady_alice_expert"]
 NAMES = {rules.clue_name(c): c for c in range(rules.NUM_CLUES)}

@@ -80,7 +80,7 @@ def test_a_planted_link_at_the_fixed_temporary_name_is_never_written_through(tmp
 
 
 def test_a_failed_record_write_leaves_no_temporary_file(tmp_path: Path) -> None:
-    from parlour.baselines.match import save_record
+    from parlour.training.evaluation.games import save_record
 
     env = make(ENV)
     env.reset(seed=0)
@@ -91,8 +91,8 @@ def test_a_failed_record_write_leaves_no_temporary_file(tmp_path: Path) -> None:
 
 
 def test_save_record_without_overwrite_leaves_an_existing_file_alone(tmp_path: Path) -> None:
-    from parlour.baselines.match import save_record
     from parlour.envs.fileio import FileSafetyError
+    from parlour.training.evaluation.games import save_record
 
     env = make(ENV)
     env.reset(seed=0)

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from parlour.baselines.match import run_match
 from parlour.envs import ENVIRONMENTS, checks, golden, make
 from parlour.envs.core import ParlourEnv
+from parlour.training.evaluation.match import run_match
 
 pytestmark = pytest.mark.slow
 

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu, trim_mean
 
-from parlour.baselines.match import wilson_interval
 from parlour.training.stats import (
     clustered_interval,
     per_cluster_means,
     probability_of_improvement,
     seed_aggregate,
+    wilson_interval,
 )
 
 

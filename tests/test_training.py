@@ -386,8 +386,8 @@ def test_shipped_baseline_plays_legally() -> None:
 
     if not (CHECKPOINT_DIR / "six_suspects_v0_distilled.json").is_file():
         pytest.skip("no shipped checkpoint in this tree")
-    from parlour.baselines.match import play_game
     from parlour.envs import make as make_env
+    from parlour.training.evaluation.games import play_game
 
     bot = make("six_suspects_distilled", "six_suspects_v0")
     env = make_env("six_suspects_v0", num_players=4)

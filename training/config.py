@@ -125,7 +125,7 @@ class EvalConfig:
     games: int = 200
     #: Deals per opponent in each periodic evaluation.
     periodic_games: int = 50
-    #: The versioned evaluation deal set (see ``parlour.training.evaluate.EVAL_SEED_SETS``).
+    #: The versioned evaluation deal set (see ``parlour.training.evaluation.games.EVAL_SEED_SETS``).
     seed_set: str = "v1"
 
 
@@ -490,7 +490,7 @@ def validate(cfg: TrainConfig) -> None:
     if not cfg.ppo.net_arch or any(not 1 <= w <= MAX_COUNT for w in cfg.ppo.net_arch):
         raise ConfigError(f"ppo.net_arch={cfg.ppo.net_arch} is not valid: expected a list of positive layer widths")
     _check_memory(cfg, probe.observation_layout.size, probe.num_actions)
-    from parlour.training.evaluate import EVAL_SEED_SETS
+    from parlour.training.evaluation.games import EVAL_SEED_SETS
 
     if cfg.eval.seed_set not in EVAL_SEED_SETS:
         raise ConfigError(f"eval.seed_set={cfg.eval.seed_set!r} is not valid: expected one of {sorted(EVAL_SEED_SETS)}")

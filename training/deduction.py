@@ -18,9 +18,9 @@ from typing import Any
 
 from parlour.baselines.base import Policy
 from parlour.baselines.lady_alice import belief_features
-from parlour.baselines.match import file_safe
 from parlour.envs import make
 from parlour.envs.lady_alice import rules
+from parlour.training.evaluation.games import file_safe
 
 #: Index of the certainty flag in the belief features.
 _SURE = rules.NUM_CLUES + rules.NUM_CATEGORIES

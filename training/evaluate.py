@@ -21,21 +21,12 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines.base import Policy
-from parlour.baselines.match import deal_seeds, file_safe, play_game, save_record, wilson_interval
 from parlour.baselines.policy_file import table_of
 from parlour.envs import make as make_env
 from parlour.envs.core import package_version
 from parlour.envs.fileio import atomic_write
-from parlour.training.stats import CLUSTER_METHOD, clustered_interval, per_cluster_means
-
-#: Versioned evaluation deal sets: name -> base seed of ``deal_seeds``. Never change a published entry; add one.
-EVAL_SEED_SETS: dict[str, int] = {"v1": 20261129}
-
-
-def eval_deals(seed_set: str, games: int) -> list[int]:
-    if seed_set not in EVAL_SEED_SETS:
-        raise ValueError(f"unknown evaluation seed set {seed_set!r}; available: {sorted(EVAL_SEED_SETS)}")
-    return deal_seeds(EVAL_SEED_SETS[seed_set], games)
+from parlour.training.evaluation.games import EVAL_SEED_SETS, PlannedGame, eval_deals, file_safe, play_planned
+from parlour.training.stats import CLUSTER_METHOD, clustered_interval, per_cluster_means, wilson_interval
 
 
 @dataclass
@@ -100,52 +91,39 @@ def play_matchup(
     for p in (policy, opponent):
         p.check_table(table)  # a policy trained for another table is refused before the first step
     deals = eval_deals(seed_set, games)
-    play = partial(
-        _play_deals, env_name, policy, opponent, num_players, seed_set, deals, env_kwargs, records,
-        progress if workers == 1 else None,
-    )  # fmt: skip
+    plan = partial(_seat_rotation, policy, opponent, num_players, seed_set, deals, records)
+    play = partial(play_planned, env_name, num_players, env_kwargs, plan, progress if workers == 1 else None)
     from parlour.training.distributed import map_shards
 
     result = Matchup(policy.name, opponent.name)
-    for d, seat, winners, reward in map_shards(
+    for d, seat, game in map_shards(
         play, list(range(len(deals))), workers, address=ray_address, progress=progress, per_item=num_players
     ):
+        winners = set(game["outcome"].get("winners", []))
         result.wins.append(seat in winners)
         result.table.append([s in winners for s in range(num_players)])
-        result.rewards.append(reward)
+        result.rewards.append(float(game["rewards"][seat]))
         result.seats.append(seat)
         result.deals.append(d)
     return result
 
 
-def _play_deals(
-    env_name: str,
-    policy: Policy,
-    opponent: Policy,
-    num_players: int,
-    seed_set: str,
-    deals: list[int],
-    env_kwargs: dict[str, Any] | None,
-    records: Path | None,
-    progress: Any,
-    indices: Sequence[int],
-) -> list[tuple[int, int, set[int], float]]:
-    """Deals ``indices`` of the set, each once per seat: ``(deal index, seat, winners, the seat's reward)``."""
-    env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
+def _seat_rotation(
+    policy: Policy, opponent: Policy, num_players: int, seed_set: str, deals: list[int], records: Path | None, d: int
+) -> list[PlannedGame]:
+    """Deal ``d`` of the set, once with ``policy`` in each seat; each game's draws depend on its deal and seat
+    alone."""
+    folder = records / f"{file_safe(policy.name)}_vs_{file_safe(opponent.name)}" if records is not None else None
     base = EVAL_SEED_SETS[seed_set]
-    out = []
-    for d in indices:
-        for seat in range(num_players):
-            seats = [policy if s == seat else opponent for s in range(num_players)]
-            rng = np.random.default_rng([base, d, seat])  # each game's draws depend on its deal and seat alone
-            result = play_game(env, seats, deals[d], rng)
-            if records is not None:
-                folder = records / f"{file_safe(policy.name)}_vs_{file_safe(opponent.name)}"
-                save_record(env, folder / f"deal{d:04d}_seat{seat}.json", [p.name for p in seats])
-            out.append((d, seat, set(result["outcome"].get("winners", [])), float(result["rewards"][seat])))
-            if progress is not None:
-                progress.update(1)
-    return out
+    return [
+        PlannedGame(
+            [policy if s == seat else opponent for s in range(num_players)],
+            deals[d],
+            (base, d, seat),
+            folder / f"deal{d:04d}_seat{seat}.json" if folder is not None else None,
+        )
+        for seat in range(num_players)
+    ]
 
 
 def rate(matchups: Sequence[Matchup]) -> dict[str, dict[str, float]]:

@@ -24,10 +24,10 @@ import numpy as np
 
 from parlour.baselines import available, resolve
 from parlour.baselines.base import Policy
-from parlour.baselines.match import save_record
 from parlour.envs import ENVIRONMENTS, RECORD_FORMAT, check_record, make, replay
 from parlour.envs.core import ParlourEnv
 from parlour.envs.fileio import FileSafetyError, read_json
+from parlour.training.evaluation.games import save_record
 
 Ask = Callable[[str], str]
 Say = Callable[[str], None]

@@ -19,13 +19,39 @@ Every bootstrap draws from a fixed seed (:data:`BOOTSTRAP_SEED`), so a table is 
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from parlour.baselines.match import wilson_interval
+#: z for a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion (well-behaved at 0 and 1 and for small samples)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """Mean and normal-approximation 95% interval ``(mean, low, high)`` (sample standard deviation)."""
+    x = np.asarray(values, float)
+    if len(x) == 0:
+        return (0.0, 0.0, 0.0)
+    m = float(x.mean())
+    if len(x) == 1:
+        return (m, m, m)
+    half = z * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return (m, m - half, m + half)
+
 
 #: Two-sided confidence level of every interval.
 CONFIDENCE = 0.95

@@ -1,0 +1,116 @@
+"""The one game loop of every evaluation: a game played from a seeded deal by the policies in its seats, with its
+record; the deal seeds of a match and of the versioned evaluation deal sets; a shard of planned games (what
+``parlour match``, ``parlour evaluate``, ``parlour benchmark`` and ``parlour baselines`` all play through, on one
+process or sharded over Ray workers by :mod:`parlour.training.distributed`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parlour.baselines.base import Policy
+from parlour.envs import make as make_env
+from parlour.envs.core import ParlourEnv
+from parlour.envs.fileio import atomic_write
+
+#: Versioned evaluation deal sets: name -> base seed of :func:`deal_seeds`. Never change a published entry; add one.
+EVAL_SEED_SETS: dict[str, int] = {"v1": 20261129}
+
+
+def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.random.Generator) -> dict[str, Any]:
+    """Play one game from ``env.reset(seed=seed)``; returns each seat's total reward and the outcome."""
+    env.reset(seed=seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    outcome: dict[str, Any] = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            outcome = info.get("outcome", outcome)
+            env.step(None)
+            continue
+        policy = seats[env.possible_agents.index(agent)]
+        if policy.needs_env:
+            action = policy.act_with_env(env, agent, rng)
+        else:
+            action = policy.act(obs["observation"], obs["action_mask"], rng)
+        env.step(action)
+    return {"rewards": [totals[a] for a in env.possible_agents], "outcome": outcome}
+
+
+def save_record(
+    env: ParlourEnv[Any],
+    path: Path,
+    players: Sequence[str],
+    extra: dict[str, Any] | None = None,
+    *,
+    overwrite: bool = True,
+) -> Path:
+    """Write the game just played as a record (``env.record()`` plus the policy in each seat and ``extra``) that
+    ``parlour replay`` steps through and :func:`parlour.envs.replay` reproduces.
+
+    Written atomically through a temporary file with a unique name (:func:`parlour.envs.fileio.atomic_write`): a
+    reader sees the whole record or none, and a link at ``path`` is replaced, never written through. With
+    ``overwrite=False`` anything already at ``path`` is left alone and ``FileSafetyError`` raised."""
+    record = env.record() | {"players": list(players)} | (extra or {})
+    atomic_write(path, json.dumps(record, indent=1), replace=overwrite)
+    return path
+
+
+def file_safe(name: str) -> str:
+    """A policy label as part of a file name."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def deal_seeds(seed: int, games: int) -> list[int]:
+    """The fixed list of deal seeds of a match (the same for every bot line-up)."""
+    return [int(s) for s in np.random.SeedSequence(seed).generate_state(games, dtype=np.uint64) >> np.uint64(1)]
+
+
+def eval_deals(seed_set: str, games: int) -> list[int]:
+    """The first ``games`` deal seeds of the versioned evaluation deal set ``seed_set``."""
+    if seed_set not in EVAL_SEED_SETS:
+        raise ValueError(f"unknown evaluation seed set {seed_set!r}; available: {sorted(EVAL_SEED_SETS)}")
+    return deal_seeds(EVAL_SEED_SETS[seed_set], games)
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    """One game of a shard: the policy in each seat, the deal's seed, the seed of the game's own random draws (the
+    policies' choices), and where to save its record (``None``: not saved)."""
+
+    seats: Sequence[Policy]
+    deal: int
+    draws: Sequence[int]
+    record: Path | None = None
+
+
+def play_planned(
+    env_name: str,
+    num_players: int,
+    env_kwargs: dict[str, Any] | None,
+    plan: Callable[[int], list[PlannedGame]],
+    progress: Any,
+    indices: Sequence[int],
+) -> list[tuple[int, int, dict[str, Any]]]:
+    """Play the games ``plan(i)`` of every index ``i`` of a shard on one env: ``(i, k, result)`` for the ``k``-th
+    game of index ``i``, ``result`` as :func:`play_game` returns it. ``plan`` and its games are picklable (a shard
+    may run on a Ray worker); each game's draws depend on its own seeds alone, so any sharding gives the same
+    games."""
+    env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
+    out = []
+    for i in indices:
+        for k, game in enumerate(plan(i)):
+            result = play_game(env, game.seats, game.deal, np.random.default_rng(list(game.draws)))
+            if game.record is not None:
+                save_record(env, game.record, [p.name for p in game.seats])
+            out.append((i, k, result))
+            if progress is not None:
+                progress.update(1)
+    return out
