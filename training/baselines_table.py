@@ -34,7 +34,7 @@ from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
 from parlour.baselines.policy_file import PolicyFile, read_spec, read_weights, save_policy, table_for
 from parlour.envs.fileio import atomic_write
 from parlour.training.scenarios import benchmark_report, cell, header, scenario
-from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, probability_of_improvement, seed_aggregate
+from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, format_ci, probability_of_improvement, seed_aggregate
 
 CHECKPOINTS = CHECKPOINT_DIR
 FIGURES = CHECKPOINT_DIR.parent / "figures"
@@ -479,12 +479,8 @@ def aggregate_rows(name: str, n: int, per_table: dict[str, Any], opponents: list
     out = []
     for stat, label in kinds:
         values = [per_table[o][stat] for o in opponents]
-        out.append(f"| {label} | " + " | ".join(f"{a['value']:.3f} ({_ci(a['ci'])})" for a in values) + " |")
+        out.append(f"| {label} | " + " | ".join(f"{a['value']:.3f} ({format_ci(a['ci'])})" for a in values) + " |")
     return out
-
-
-def _ci(ci: list[float]) -> str:
-    return f"{ci[0]:.3f}–{ci[1]:.3f}"
 
 
 def _minutes(seconds: float | None) -> str:
@@ -653,13 +649,13 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
     if n > 1:
         both = agg["all_tables"]
         improvement = " ".join(
-            f"P({name} > {b}) = {v['value']:.2f} ({_ci(v['ci'])})."
+            f"P({name} > {b}) = {v['value']:.2f} ({format_ci(v['ci'])})."
             for b, v in agg["improvement"].items()
             if b != "random"
         )
         lines += [
-            f"Over the three tables: IQM {both['iqm']['value']:.3f} ({_ci(both['iqm']['ci'])}), mean "
-            f"{both['mean']['value']:.3f} ({_ci(both['mean']['ci'])}). {improvement}",
+            f"Over the three tables: IQM {both['iqm']['value']:.3f} ({format_ci(both['iqm']['ci'])}), mean "
+            f"{both['mean']['value']:.3f} ({format_ci(both['mean']['ci'])}). {improvement}",
             "",
         ]
     lines += _render_goal(r)
@@ -781,10 +777,10 @@ def _render_goal(r: dict[str, Any]) -> list[str]:
         if opponent == h and t["gap_closed"] is not None:
             gap += " ✓" if t["gap_closed"] >= GAP_TARGET else " ✗"
         lines.append(
-            f"| vs {opponent} | {t['seeds_win_rate']:.3f} ({_ci(t['seeds_ci'])}) | {t['heuristic']:.3f} "
-            f"({_ci(t['heuristic_ci'])}) | {t['difference']:+.3f} ({t['difference_ci'][0]:+.3f}–"
+            f"| vs {opponent} | {t['seeds_win_rate']:.3f} ({format_ci(t['seeds_ci'])}) | {t['heuristic']:.3f} "
+            f"({format_ci(t['heuristic_ci'])}) | {t['difference']:+.3f} ({t['difference_ci'][0]:+.3f}–"
             f"{t['difference_ci'][1]:+.3f}) | {'yes' if t['apart'] else 'no'} | {t['expert']:.3f} "
-            f"({_ci(t['expert_ci'])}) | {gap} |"
+            f"({format_ci(t['expert_ci'])}) | {gap} |"
         )
     ceiling = [o for o, t in goal["tables"].items() if t["heuristic_ci"][1] >= 1.0]
     if ceiling:

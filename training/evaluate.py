@@ -26,7 +26,7 @@ from parlour.envs import make as make_env
 from parlour.envs.core import package_version
 from parlour.envs.fileio import atomic_write
 from parlour.training.evaluation.games import EVAL_SEED_SETS, PlannedGame, eval_deals, file_safe, play_planned
-from parlour.training.stats import CLUSTER_METHOD, clustered_interval, per_cluster_means, wilson_interval
+from parlour.training.stats import CLUSTER_METHOD, clustered_interval, format_ci, per_cluster_means, wilson_interval
 
 
 @dataclass
@@ -238,10 +238,6 @@ def run_evaluation(
     }
 
 
-def _ci(ci: Sequence[float]) -> str:
-    return f"{ci[0]:.3f}–{ci[1]:.3f}"
-
-
 def format_report(report: dict[str, Any]) -> str:
     """Markdown: the matchup table, the cross-play matrix and the ratings."""
     lines = [
@@ -254,7 +250,7 @@ def format_report(report: dict[str, Any]) -> str:
     ]
     for s in report["matchups"]:
         lines.append(
-            f"| {s['policy']} | {s['opponent']} | {s['games']} | {s['win_rate']:.3f} | {_ci(s['win_ci'])} "
+            f"| {s['policy']} | {s['opponent']} | {s['games']} | {s['win_rate']:.3f} | {format_ci(s['win_ci'])} "
             f"| {s['mean_reward']:+.3f} | {s['reward_ci'][0]:+.3f}–{s['reward_ci'][1]:+.3f} |"
         )
     opponents = list(next(iter(report["cross_play"].values())).keys())

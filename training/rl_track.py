@@ -42,7 +42,7 @@ from parlour.training.baselines_table import (
     chosen,
 )
 from parlour.training.scenarios import benchmark_report, scenario
-from parlour.training.stats import SEED_METHOD, seed_aggregate
+from parlour.training.stats import SEED_METHOD, format_ci, seed_aggregate
 
 #: Where the rl track's run folders live by default (``<runs>/<game>/<family>-seed<K>``).
 RUNS = Path("runs") / "rl"
@@ -334,10 +334,6 @@ def regenerate(
     return out
 
 
-def _ci(ci: list[float]) -> str:
-    return f"{ci[0]:.3f}–{ci[1]:.3f}"
-
-
 def _standing(value: dict[str, Any], level: float, name: str) -> str:
     """How a seed aggregate stands against a bot's win rate, judged by the aggregate's interval."""
     lo, hi = value["ci"]
@@ -406,7 +402,7 @@ def render(r: dict[str, Any]) -> list[str]:
             for o in opponents:
                 agg = f["per_table"][o]["iqm"]
                 parts.append(
-                    f"at the {o} table {agg['value']:.3f} ({_ci(agg['ci'])}), "
+                    f"at the {o} table {agg['value']:.3f} ({format_ci(agg['ci'])}), "
                     f"{_standing(agg, levels['heuristic'][o], h)}, {_standing(agg, levels['expert'][o], e)}"
                 )
             lines.append(f"- `{name}`: " + "; ".join(parts) + ".")

@@ -84,6 +84,11 @@ def _bootstrap(
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
+def format_ci(ci: Sequence[float]) -> str:
+    """An interval as the tables print it: ``0.123–0.456``."""
+    return f"{ci[0]:.3f}–{ci[1]:.3f}"
+
+
 def clustered_interval(cluster_means: Sequence[float] | np.ndarray, *, proportion: bool) -> tuple[float, float]:
     """95% interval of the mean of ``cluster_means`` (one value per deal: the mean of its games), resampling deals.
 
