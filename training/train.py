@@ -32,7 +32,7 @@ import numpy as np
 
 from parlour.baselines import resolve
 from parlour.baselines.base import Policy
-from parlour.baselines.features import Features, field_index, lookup, with_features
+from parlour.baselines.features import Features, lookup, with_features
 from parlour.baselines.policy_file import PolicyFile, check_compatible, table_for
 from parlour.envs import make as make_env
 from parlour.envs.fileio import FolderLock, LockedError, append_text, atomic_write, read_json
@@ -257,130 +257,6 @@ def checkpoint_step(run: Path) -> int | None:
         return int(read_checkpoint_meta(folder)["timesteps"])
     zipped = _old_zip(run)
     return int(read_meta(zipped).get("timesteps", 0)) if zipped is not None else None
-
-
-def _callbacks(cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any], progress: bool, stop: _Stop) -> Any:
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-
-    budget = cfg.train
-
-    class Periodic(BaseCallback):
-        """Atomic checkpoints, periodic evaluations, self-play snapshots, stopping on a signal, the progress bar."""
-
-        def _on_training_start(self) -> None:
-            self._last = {"ckpt": self.num_timesteps, "snap": self.num_timesteps}
-            self.bar = None
-            self._ticking = threading.Event()
-            if progress:
-                from tqdm import tqdm
-
-                # smoothing=0: the rate (and the ETA) averages the whole session, updates and evaluations
-                # included, instead of jumping between fast rollouts and slow updates
-                self.bar = tqdm(
-                    total=budget.total_timesteps,
-                    initial=self.num_timesteps,
-                    desc="train",
-                    unit="step",
-                    smoothing=0,
-                    dynamic_ncols=True,
-                )
-                threading.Thread(target=self._tick, daemon=True).start()
-            # Evaluations fall on the multiples of eval_every whatever the resumes (every seed's curve has the same
-            # points). One owed at the resumed step -- a stop during the evaluation at the checkpoint's step
-            # abandoned it, and the weights resumed are the ones it was to evaluate -- is done now.
-            self._next_eval = self._eval_after(max((r["timesteps"] for r in evaluations(run)), default=0))
-            if budget.eval_every > 0 and self.num_timesteps >= self._next_eval:
-                self._next_eval = self._eval_after(self.num_timesteps)
-                self._evaluate_now()
-
-        def _eval_after(self, step: int) -> int:
-            every = budget.eval_every
-            return (step // every + 1) * every if every > 0 else 0
-
-        def _tick(self) -> None:
-            # redraw every second, so that elapsed time and ETA keep moving through an update or evaluation
-            while not self._ticking.wait(1.0):
-                if self.bar is not None:
-                    self.bar.refresh()
-
-        def _phase(self, text: str) -> None:
-            if self.bar is not None:
-                self.bar.set_postfix_str(text, refresh=True)
-
-        def _on_rollout_start(self) -> None:
-            self._phase("collecting")
-
-        def _on_rollout_end(self) -> None:
-            self._phase("updating the network")
-
-        def _say(self, line: str) -> None:
-            if self.bar is not None:
-                self.bar.write(line)
-            else:
-                print(line, flush=True)
-
-        def _due(self, key: str, every: int) -> bool:
-            if every > 0 and self.num_timesteps - self._last[key] >= every:
-                self._last[key] = self.num_timesteps
-                return True
-            return False
-
-        def _on_step(self) -> bool:
-            if stop.signum is not None:
-                return False  # SB3 ends learn() before any update with a partial rollout
-            if self.bar is not None:
-                self.bar.update(self.num_timesteps - self.bar.n)  # tqdm throttles the redraws
-            if self._due("ckpt", budget.checkpoint_every):
-                save_resume_checkpoint(self.model, run / "checkpoints" / CHECKPOINT_NAME, meta)
-            if SELF_PLAY in cfg.opponents and self._due("snap", cfg.self_play.snapshot_every):
-                self._snapshot()
-            if budget.eval_every > 0 and self.num_timesteps >= self._next_eval:
-                self._next_eval = self._eval_after(self.num_timesteps)
-                if not self._evaluate_now():
-                    return False
-            return stop.signum is None
-
-        def _evaluate_now(self) -> bool:
-            """Evaluate; false if a signal came during it (the evaluation is abandoned and the run stops)."""
-            self._phase("evaluating")
-            stop.in_evaluation = True
-            try:
-                self._evaluate()
-            except _StopNow:
-                return False
-            finally:
-                stop.in_evaluation = False
-            self._phase("collecting")
-            return True
-
-        def _snapshot(self) -> None:
-            folder = run / "snapshots"
-            record = training_record(meta, self.num_timesteps)
-            path = export_policy(self.model, folder / f"snap_{self.num_timesteps:010d}", meta, record)
-            for old in sorted(folder.glob("snap_*.json"))[: -cfg.self_play.max_snapshots]:
-                old.unlink()
-                old.with_suffix(".safetensors").unlink(missing_ok=True)
-            self.training_env.env_method("add_opponent", _snapshot_policy(cfg, path))
-            pool = self.training_env.get_attr("pool")[0]
-            keep = [p for p in pool if not p.name.startswith("self@") or (folder / f"{p.name[5:]}.json").exists()]
-            self.training_env.env_method("set_opponents", keep)
-
-        def _evaluate(self) -> None:
-            keep = field_index(env_name, cfg.game.num_players, cfg.game.options, cfg.ppo.observation_fields)
-            policy = _ModelPolicy(self.model, cfg.learner.deterministic, lookup(cfg.ppo.features, env_name), keep)
-            row = periodic_evaluation(cfg, run, policy, self.num_timesteps)
-            for name in cfg.eval.opponents:
-                self.logger.record(f"eval/win_rate_vs_{name}", row[name]["win_rate"])
-            self._say(format_evaluation(row, cfg.game.num_players))
-
-        def _on_training_end(self) -> None:
-            self._ticking.set()
-            if self.bar is not None:
-                self.bar.n = self.num_timesteps
-                self.bar.set_postfix_str("stopping" if stop.signum is not None else "done", refresh=False)
-                self.bar.close()
-
-    return CallbackList([Periodic()])
 
 
 class _ModelPolicy(Policy):
@@ -791,6 +667,8 @@ def _train(
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+    from parlour.training.callbacks import PeriodicCallback
+
     torch.set_num_threads(cfg.train.torch_threads)
     probe = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
     meta = checkpoint_meta(
@@ -842,7 +720,7 @@ def _train(
         if remaining > 0:
             model.learn(
                 remaining,
-                callback=_callbacks(cfg, run, cfg.game.name, meta, progress, stop),
+                callback=PeriodicCallback(cfg, run, cfg.game.name, meta, progress, stop),
                 reset_num_timesteps=False,
             )
         wall = time.perf_counter() - start

@@ -1,0 +1,159 @@
+"""The SB3 trainer's callback: atomic checkpoints, periodic evaluations at the multiples of ``train.eval_every``,
+self-play snapshots, stopping on a signal, the progress bar (imported only where SB3 trains)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from stable_baselines3.common.callbacks import BaseCallback
+
+from parlour.baselines.features import field_index, lookup
+from parlour.training.config import SELF_PLAY, TrainConfig
+from parlour.training.policies import export_policy, training_record
+from parlour.training.train import (
+    CHECKPOINT_NAME,
+    _ModelPolicy,
+    _snapshot_policy,
+    _Stop,
+    _StopNow,
+    evaluations,
+    format_evaluation,
+    periodic_evaluation,
+    save_resume_checkpoint,
+)
+
+
+class PeriodicCallback(BaseCallback):
+    """Atomic checkpoints, periodic evaluations, self-play snapshots, stopping on a signal, the progress bar."""
+
+    def __init__(
+        self, cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any], progress: bool, stop: _Stop
+    ) -> None:
+        super().__init__()
+        self.cfg, self.run, self.env_name, self.meta, self.progress, self.stop = (
+            cfg,
+            run,
+            env_name,
+            meta,
+            progress,
+            stop,
+        )
+
+    def _on_training_start(self) -> None:
+        self._last = {"ckpt": self.num_timesteps, "snap": self.num_timesteps}
+        self.bar = None
+        self._ticking = threading.Event()
+        if self.progress:
+            from tqdm import tqdm
+
+            # smoothing=0: the rate (and the ETA) averages the whole session, updates and evaluations
+            # included, instead of jumping between fast rollouts and slow updates
+            self.bar = tqdm(
+                total=self.cfg.train.total_timesteps,
+                initial=self.num_timesteps,
+                desc="train",
+                unit="step",
+                smoothing=0,
+                dynamic_ncols=True,
+            )
+            threading.Thread(target=self._tick, daemon=True).start()
+        # Evaluations fall on the multiples of eval_every whatever the resumes (every seed's curve has the same
+        # points). One owed at the resumed step -- a stop during the evaluation at the checkpoint's step
+        # abandoned it, and the weights resumed are the ones it was to evaluate -- is done now.
+        self._next_eval = self._eval_after(max((r["timesteps"] for r in evaluations(self.run)), default=0))
+        if self.cfg.train.eval_every > 0 and self.num_timesteps >= self._next_eval:
+            self._next_eval = self._eval_after(self.num_timesteps)
+            self._evaluate_now()
+
+    def _eval_after(self, step: int) -> int:
+        every = self.cfg.train.eval_every
+        return (step // every + 1) * every if every > 0 else 0
+
+    def _tick(self) -> None:
+        # redraw every second, so that elapsed time and ETA keep moving through an update or evaluation
+        while not self._ticking.wait(1.0):
+            if self.bar is not None:
+                self.bar.refresh()
+
+    def _phase(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(text, refresh=True)
+
+    def _on_rollout_start(self) -> None:
+        self._phase("collecting")
+
+    def _on_rollout_end(self) -> None:
+        self._phase("updating the network")
+
+    def _say(self, line: str) -> None:
+        if self.bar is not None:
+            self.bar.write(line)
+        else:
+            print(line, flush=True)
+
+    def _due(self, key: str, every: int) -> bool:
+        if every > 0 and self.num_timesteps - self._last[key] >= every:
+            self._last[key] = self.num_timesteps
+            return True
+        return False
+
+    def _on_step(self) -> bool:
+        if self.stop.signum is not None:
+            return False  # SB3 ends learn() before any update with a partial rollout
+        if self.bar is not None:
+            self.bar.update(self.num_timesteps - self.bar.n)  # tqdm throttles the redraws
+        if self._due("ckpt", self.cfg.train.checkpoint_every):
+            save_resume_checkpoint(self.model, self.run / "checkpoints" / CHECKPOINT_NAME, self.meta)
+        if SELF_PLAY in self.cfg.opponents and self._due("snap", self.cfg.self_play.snapshot_every):
+            self._snapshot()
+        if self.cfg.train.eval_every > 0 and self.num_timesteps >= self._next_eval:
+            self._next_eval = self._eval_after(self.num_timesteps)
+            if not self._evaluate_now():
+                return False
+        return self.stop.signum is None
+
+    def _evaluate_now(self) -> bool:
+        """Evaluate; false if a signal came during it (the evaluation is abandoned and the run stops)."""
+        self._phase("evaluating")
+        self.stop.in_evaluation = True
+        try:
+            self._evaluate()
+        except _StopNow:
+            return False
+        finally:
+            self.stop.in_evaluation = False
+        self._phase("collecting")
+        return True
+
+    def _snapshot(self) -> None:
+        folder = self.run / "snapshots"
+        record = training_record(self.meta, self.num_timesteps)
+        path = export_policy(self.model, folder / f"snap_{self.num_timesteps:010d}", self.meta, record)
+        for old in sorted(folder.glob("snap_*.json"))[: -self.cfg.self_play.max_snapshots]:
+            old.unlink()
+            old.with_suffix(".safetensors").unlink(missing_ok=True)
+        self.training_env.env_method("add_opponent", _snapshot_policy(self.cfg, path))
+        pool = self.training_env.get_attr("pool")[0]
+        keep = [p for p in pool if not p.name.startswith("self@") or (folder / f"{p.name[5:]}.json").exists()]
+        self.training_env.env_method("set_opponents", keep)
+
+    def _evaluate(self) -> None:
+        keep = field_index(
+            self.env_name, self.cfg.game.num_players, self.cfg.game.options, self.cfg.ppo.observation_fields
+        )
+        policy = _ModelPolicy(
+            self.model, self.cfg.learner.deterministic, lookup(self.cfg.ppo.features, self.env_name), keep
+        )
+        row = periodic_evaluation(self.cfg, self.run, policy, self.num_timesteps)
+        for name in self.cfg.eval.opponents:
+            self.logger.record(f"eval/win_rate_vs_{name}", row[name]["win_rate"])
+        self._say(format_evaluation(row, self.cfg.game.num_players))
+
+    def _on_training_end(self) -> None:
+        self._ticking.set()
+        if self.bar is not None:
+            self.bar.n = self.num_timesteps
+            self.bar.set_postfix_str("stopping" if self.stop.signum is not None else "done", refresh=False)
+            self.bar.close()
