@@ -451,3 +451,15 @@ def test_exploit_trains_best_responses_and_reports_them_beside_the_policy_and_ch
     # the same command again continues its runs instead of starting them afresh (here: they are finished)
     assert main([*argv, "--out", str(out), "--no-progress"]) == 0
     assert capsys.readouterr().out == text
+
+
+def test_every_trainer_registers_behind_one_protocol_and_refuses_what_it_cannot_train() -> None:
+    from parlour.training.trainers import TRAINERS, trainer_for
+
+    assert list(TRAINERS) == ["sb3", "rllib"]
+    for name, trainer in TRAINERS.items():
+        assert trainer.name == name and callable(trainer.check) and callable(trainer.train)
+    with pytest.raises(ConfigError, match=r"trainer='jax' is not valid: expected one of \['sb3', 'rllib'\]"):
+        trainer_for("jax")
+    with pytest.raises(ConfigError, match=r"trainer='nope' is not valid"):
+        load_config(CONFIG, ["trainer=nope"])

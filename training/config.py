@@ -23,8 +23,6 @@ from parlour.baselines.policy_file import RL_REWARDS, TRACKS, rl_track_problems
 
 #: Opponent-pool entry that stands for snapshots of the learner (the self-play league).
 SELF_PLAY = "self"
-#: ``trainer`` values: the library that trains.
-TRAINERS = ("sb3", "rllib")
 #: ``opponent_draw`` values (see :class:`TrainConfig`).
 OPPONENT_DRAWS = ("seat", "table")
 #: ``ppo.activation`` values (names of ``torch.nn`` modules).
@@ -385,7 +383,6 @@ def validate(cfg: TrainConfig) -> None:
     """Checks that need more than types: names that must exist, ranges, the game's own keywords, and budgets this
     machine can hold. Policy specs are resolved as every command resolves them (never called: see
     :func:`parlour.baselines.resolve`)."""
-    from parlour.baselines import available, resolve
     from parlour.envs import ENVIRONMENTS, make
 
     if cfg.game.name not in ENVIRONMENTS:
@@ -400,6 +397,32 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(
             f"learner.seat={cfg.learner.seat!r} is not valid: expected 'random' or a seat in [0, {cfg.game.num_players - 1}]"
         )
+    _check_policies(cfg)
+    if not 0 <= cfg.seed < 2**63:
+        raise ConfigError(f"seed={cfg.seed} is out of range: expected an integer in [0, 2**63)")
+    _check_track(cfg)
+    _check_inputs(cfg)
+    if cfg.opponent_draw not in OPPONENT_DRAWS:
+        raise ConfigError(f"opponent_draw={cfg.opponent_draw!r} is not valid: expected one of {list(OPPONENT_DRAWS)}")
+    from parlour.training.trainers import trainer_for
+
+    trainer_for(cfg.trainer).check(cfg)  # what only some trainers can do is refused by the others
+    if cfg.rllib.num_env_runners < 0:
+        raise ConfigError(
+            f"rllib.num_env_runners={cfg.rllib.num_env_runners} is out of range: expected an integer >= 0"
+        )
+    _check_numbers(cfg)
+    _check_memory(cfg, probe.observation_layout.size, probe.num_actions)
+    from parlour.training.evaluation.games import EVAL_SEED_SETS
+
+    if cfg.eval.seed_set not in EVAL_SEED_SETS:
+        raise ConfigError(f"eval.seed_set={cfg.eval.seed_set!r} is not valid: expected one of {sorted(EVAL_SEED_SETS)}")
+
+
+def _check_policies(cfg: TrainConfig) -> None:
+    """Every policy the config names resolves at its table (as every command resolves it; never called)."""
+    from parlour.baselines import available, resolve
+
     bots = available(cfg.game.name)
     for where, names in _policy_specs(cfg):
         allow_self = where == "opponents"
@@ -413,48 +436,26 @@ def validate(cfg: TrainConfig) -> None:
             except (ValueError, ImportError) as exc:
                 extra = f" ('{SELF_PLAY}' adds snapshots of the learner)" if allow_self else ""
                 raise ConfigError(f"{where}: {exc}{extra}") from None
-    if not 0 <= cfg.seed < 2**63:
-        raise ConfigError(f"seed={cfg.seed} is out of range: expected an integer in [0, 2**63)")
-    _check_track(cfg)
-    if cfg.trainer not in TRAINERS:
-        raise ConfigError(f"trainer={cfg.trainer!r} is not valid: expected one of {list(TRAINERS)}")
-    if cfg.opponents == [SELF_PLAY] and cfg.trainer == "sb3":
-        raise ConfigError(
-            "opponents: 'self' needs at least one other opponent to play before the first snapshot (with "
-            "trainer: rllib, opponents: [self] is parameter-shared self-play)"
-        )
-    from parlour.baselines.features import lookup
+
+
+def _check_inputs(cfg: TrainConfig) -> None:
+    """The network's inputs: known feature sets and observation fields of this game."""
+    from parlour.baselines.features import field_index, lookup
 
     try:
         lookup(cfg.ppo.features, cfg.game.name)
     except ValueError as exc:
         raise ConfigError(f"ppo.features: {exc}") from None
-    from parlour.baselines.features import field_index
-
     try:
         field_index(cfg.game.name, cfg.game.num_players, cfg.game.options, cfg.ppo.observation_fields)
     except ValueError as exc:
         raise ConfigError(f"ppo.observation_fields: {exc}") from None
-    if cfg.ppo.observation_fields and cfg.trainer != "sb3":
-        raise ConfigError(
-            f"ppo.observation_fields is supported with trainer: sb3 only (this config has trainer: {cfg.trainer})"
-        )
     if cfg.ppo.skip_features and not cfg.ppo.features:
         raise ConfigError("ppo.skip_features: true needs ppo.features (the feature sets it feeds to the heads)")
-    if cfg.ppo.features and cfg.trainer != "sb3":
-        raise ConfigError(f"ppo.features is supported with trainer: sb3 only (this config has trainer: {cfg.trainer})")
-    if cfg.pretrain.teacher and cfg.trainer != "sb3":
-        raise ConfigError(
-            f"pretrain.teacher is supported with trainer: sb3 only (this config has trainer: {cfg.trainer})"
-        )
-    if cfg.opponent_draw not in OPPONENT_DRAWS:
-        raise ConfigError(f"opponent_draw={cfg.opponent_draw!r} is not valid: expected one of {list(OPPONENT_DRAWS)}")
-    if cfg.opponent_draw != "seat" and cfg.trainer != "sb3":
-        raise ConfigError(f"opponent_draw: {cfg.opponent_draw} is supported with trainer: sb3 only")
-    if cfg.rllib.num_env_runners < 0:
-        raise ConfigError(
-            f"rllib.num_env_runners={cfg.rllib.num_env_runners} is out of range: expected an integer >= 0"
-        )
+
+
+def _check_numbers(cfg: TrainConfig) -> None:
+    """Counts, rates and the network's shape in their ranges."""
     budget = cfg.train
     for name, value, low in (
         ("train.total_timesteps", budget.total_timesteps, 1),
@@ -489,11 +490,6 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"ppo.activation={cfg.ppo.activation!r} is not valid: expected one of {list(ACTIVATIONS)}")
     if not cfg.ppo.net_arch or any(not 1 <= w <= MAX_COUNT for w in cfg.ppo.net_arch):
         raise ConfigError(f"ppo.net_arch={cfg.ppo.net_arch} is not valid: expected a list of positive layer widths")
-    _check_memory(cfg, probe.observation_layout.size, probe.num_actions)
-    from parlour.training.evaluation.games import EVAL_SEED_SETS
-
-    if cfg.eval.seed_set not in EVAL_SEED_SETS:
-        raise ConfigError(f"eval.seed_set={cfg.eval.seed_set!r} is not valid: expected one of {sorted(EVAL_SEED_SETS)}")
 
 
 def to_yaml(cfg: TrainConfig) -> str:

@@ -659,10 +659,30 @@ def _train(
     trust_pickle: bool = False,
     clone_only: bool = False,
 ) -> dict:
-    if cfg.trainer == "rllib":
-        from parlour.training.rllib_train import train_rllib
+    from parlour.training.trainers import trainer_for
 
-        return train_rllib(cfg, run, resume, progress, final_eval)
+    return trainer_for(cfg.trainer).train(
+        cfg,
+        run,
+        resume=resume,
+        progress=progress,
+        final_eval=final_eval,
+        trust_pickle=trust_pickle,
+        clone_only=clone_only,
+    )
+
+
+def train_sb3(
+    cfg: TrainConfig,
+    run: Path,
+    resume: bool,
+    progress: bool,
+    final_eval: bool,
+    trust_pickle: bool = False,
+    clone_only: bool = False,
+) -> dict:
+    """The SB3 trainer's run (:class:`parlour.training.trainers.sb3.SB3Trainer`): MaskablePPO on one seat, after
+    behaviour cloning when the config names a teacher."""
     import torch
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
