@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from parlour.baselines.base import Policy
@@ -46,5 +46,6 @@ class GameSpec:
     features: tuple[Features, ...] = ()
     #: The game's benchmark scenario in each published scenario set, by version.
     benchmark: Mapping[str, BenchmarkTable] = field(default_factory=dict)
-    #: Analyses of recorded games this game offers (name -> callable), e.g. Lady Alice's accusations.
-    analyses: Mapping[str, Any] = field(default_factory=dict)
+    #: Analyses of recorded games this game offers: name -> ``module:function`` (named, not imported: the analyses
+    #: live on the training side), e.g. Lady Alice's accusations.
+    analyses: Mapping[str, str] = field(default_factory=dict)

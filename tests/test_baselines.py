@@ -217,3 +217,15 @@ def test_every_game_declares_its_bots_beside_them() -> None:
             assert set(features.games) == set(spec.env_ids)
     with pytest.raises(AttributeError):
         B.GAME_SPECS["six_suspects"].bots = ()  # type: ignore[misc]  # frozen
+
+
+def test_an_analysis_a_game_declares_names_a_function_that_exists() -> None:
+    import importlib
+
+    import parlour.baselines as B
+
+    found = {name: a for name, g in B.GAME_SPECS.items() for a in g.analyses.values()}
+    assert found == {"lady_alice": "parlour.training.deduction:accusation_table"}
+    for target in found.values():
+        module, _, function = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), function))

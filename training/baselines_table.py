@@ -119,6 +119,14 @@ class ExploitSpec:
     notes: list[str] = field(default_factory=list)
 
 
+def _analyses(env_name: str) -> dict[str, Any]:
+    """The analyses of recorded games the game of ``env_name`` declares (its GameSpec's ``analyses``)."""
+    from parlour.baselines import game_spec
+
+    spec = game_spec(env_name)
+    return dict(spec.analyses) if spec is not None else {}
+
+
 def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
     from omegaconf import OmegaConf
 
@@ -134,7 +142,7 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
             raise ConfigError(f"{path}: {str(exc).splitlines()[0]}") from None
         if spec.shipped_seed not in spec.seeds:
             raise ConfigError(f"{path}: shipped_seed={spec.shipped_seed} is not one of seeds={spec.seeds}")
-        if spec.accusations and not spec.env.startswith("lady_alice_"):
+        if spec.accusations and "accusations" not in _analyses(spec.env):
             raise ConfigError(f"{path}: accusations: true is for Lady Alice envs only ({spec.env} has no accusations)")
         if spec.rl is not None:
             rl = spec.rl
