@@ -97,7 +97,10 @@ def test_version_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for name in ENVIRONMENTS:
         assert f"{name}  (version {name.rsplit('_v', 1)[1]};" in out
-    assert "  bots: random, six_suspects_heuristic, six_suspects_expert, six_suspects_oracle, search" in out
+    assert (
+        "  bots: random, six_suspects_heuristic, six_suspects_expert, six_suspects_oracle, six_suspects_readout, search"
+        in out
+    )
     # the shipped policy says what it is made of (it imitates the expert and reads its inference)
     assert (
         "  trained: lady_alice_distilled (4 players; distilled: imitates lady_alice_expert and reads lady_alice_belief, "
