@@ -194,3 +194,11 @@ def test_a_game_without_the_part_asked_for_is_refused_naming_those_with_it(rl_pr
         rl_track.regenerate(["lady_alice_v1"], train_models=False, progress=False, root=rl_project)
     with pytest.raises(ValueError, match=r"no exploit: block .* for \['elevenses_v0'\]"):
         exploit.regenerate(["elevenses_v0"], progress=False, root=rl_project)
+
+
+def test_the_old_game_flag_chooses_the_game_on_every_track(
+    rl_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(rl_project)
+    assert main(["baselines", "--game", "lady_alice_v1", "--track", "rl", "--skip-training", "--no-progress"]) == 2
+    assert "no rl: block in configs/<game>/baselines.yaml for ['lady_alice_v1']" in capsys.readouterr().err

@@ -1,0 +1,111 @@
+"""``parlour baselines``: train and evaluate the published baselines, and rewrite BASELINES.md and the policy files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from parlour.training.cli.common import add_envs, add_scale_flags, at_least, chosen_envs
+
+if TYPE_CHECKING:
+    from parlour.training.cli.common import Subparsers
+
+
+def add_parser(sub: Subparsers) -> None:
+    bl = sub.add_parser(
+        "baselines",
+        help="train every seed of the published baselines, evaluate them, rewrite BASELINES.md and the policy files",
+    )
+    add_envs(bl, "--game")
+    bl.add_argument(
+        "--track",
+        choices=("distilled", "rl", "sweep", "exploit"),
+        default="distilled",
+        help="which part of BASELINES.md to regenerate: the distilled track (default), the rl track (trained from the "
+        "environment alone), its tuning sweep (on seeds kept apart), or the approximate-exploitability table",
+    )
+    bl.add_argument(
+        "--runs",
+        default="",
+        help="folder of the rl track's, the sweep's or the exploitability table's run folders (default runs/rl, "
+        "runs/rl, runs/exploit); "
+        "finished runs there are kept, stopped ones resumed",
+    )
+    bl.add_argument("--skip-training", action="store_true", help="evaluate the shipped checkpoints, do not train")
+    bl.add_argument(
+        "--render-only", action="store_true", help="rewrite BASELINES.md from the stored results; no training or play"
+    )
+    bl.add_argument(
+        "--jobs", type=at_least(1), default=2, help="training seeds run at a time, one process each (default 2)"
+    )
+    bl.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_scale_flags(bl)
+    bl.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from parlour.training import require_train_extra
+
+    try:
+        require_train_extra("parlour baselines")  # it reads the training configs, and trains
+    except ImportError as exc:
+        print(f"parlour baselines: {exc}", file=sys.stderr)
+        return 2
+    from parlour.training.baselines_table import CHECKPOINTS, render
+
+    if args.render_only:
+        Path("BASELINES.md").write_text(render(CHECKPOINTS))
+        print("wrote BASELINES.md from the stored results")
+        return 0
+    from parlour.training.config import ConfigError
+    from parlour.training.train import RunError, TrainingStopped
+
+    try:
+        _regenerate(args)
+    except (ValueError, FileNotFoundError, ImportError, ConfigError, RunError, OSError) as exc:
+        print(f"parlour baselines: {exc}", file=sys.stderr)
+        return 2
+    except TrainingStopped as exc:
+        print(f"parlour baselines: {exc}; the same command continues it", file=sys.stderr)
+        return exc.exit_code
+    return 0
+
+
+def _regenerate(args: argparse.Namespace) -> None:
+    """Regenerate the part of BASELINES.md that ``--track`` names (training what it needs, unless told not to)."""
+    from parlour.training.baselines_table import regenerate
+
+    runs = Path(args.runs) if args.runs else None
+    games = chosen_envs(args)  # positional ids or the old --game flag
+    if args.track == "rl":
+        from parlour.training import rl_track
+
+        rl_track.regenerate(
+            games,
+            train_models=not args.skip_training,
+            progress=not args.no_progress,
+            jobs=args.jobs,
+            runs=runs,
+            workers=args.workers,
+        )
+    elif args.track == "sweep":
+        from parlour.training import rl_track
+
+        print(
+            rl_track.regenerate_sweep(games, train_models=not args.skip_training, jobs=args.jobs, runs=runs).read_text()
+        )
+    elif args.track == "exploit":
+        from parlour.training import exploit
+
+        print(exploit.regenerate(games, progress=not args.no_progress, runs=runs).read_text())
+    else:
+        regenerate(
+            games,
+            train_models=not args.skip_training,
+            progress=not args.no_progress,
+            jobs=args.jobs,
+            workers=args.workers,
+            ray_address=args.ray_address,
+        )

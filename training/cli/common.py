@@ -1,0 +1,125 @@
+"""What several ``parlour`` commands share: argument types and flags, policy resolution, the command the user typed."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    #: What ``parser.add_subparsers()`` returns: each command module adds its subparser to it.
+    Subparsers: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
+
+#: The help line of a policy list, the same wherever a command takes one.
+POLICIES_HELP = (
+    "comma-separated policies: bot or shipped names, policy files (*.json), module:NAME or path/to/file.py:NAME"
+)
+
+
+def executable() -> str:
+    """The command the user typed to run Parlour, for the lines that tell them what to type next: the ``parlour``
+    script they ran (``.venv/bin/parlour`` when that is what ran), or ``python -m parlour.training.cli``."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if Path(argv0).name == "parlour":
+        return shlex.quote(argv0)
+    # `python -m parlour.training.cli` sets argv[0] to the package's __main__.py
+    if argv0 and Path(argv0).resolve() == (Path(__file__).parent / "__main__.py").resolve():
+        return f"{shlex.quote(sys.executable)} -m parlour.training.cli"
+    return "parlour"
+
+
+def parse_options(items: Sequence[str] | None) -> dict[str, Any] | None:
+    """``--option key=value`` items as keywords (values read as YAML scalars); None after printing an error."""
+    import yaml
+
+    options: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            print(f"parlour: --option {item!r} is not of the form key=value", file=sys.stderr)
+            return None
+        options[key] = yaml.safe_load(value)
+    return options
+
+
+def _resolve(spec: str, args: argparse.Namespace, options: dict[str, Any]) -> Any:
+    from parlour.baselines import resolve
+
+    return resolve(spec, args.env, args.players, options, trust_pickle=args.trust_pickle)
+
+
+def resolve_all(specs: list[str], args: argparse.Namespace, options: dict[str, Any]) -> list[Any]:
+    """Resolve specs with short table labels; two files whose labels collide are labelled by their whole path."""
+    from collections import Counter
+
+    from parlour.baselines import resolve
+
+    policies = [_resolve(p, args, options) for p in specs]
+    counts = Counter(p.name for p in policies)
+    return [
+        resolve(spec, args.env, args.players, options, trust_pickle=args.trust_pickle, label=spec)
+        if counts[p.name] > 1 and spec != p.name
+        else p
+        for spec, p in zip(specs, policies, strict=True)
+    ]
+
+
+def env_id(text: str) -> str:
+    """An argparse type: a registered environment id, refused with the ids listed (every command names an env as a
+    positional argument this way)."""
+    from parlour.envs import ENVIRONMENTS
+
+    if text not in ENVIRONMENTS:
+        raise argparse.ArgumentTypeError(f"unknown environment {text!r}; available: {sorted(ENVIRONMENTS)}")
+    return text
+
+
+def add_envs(p: argparse.ArgumentParser, old: str) -> None:
+    """Positional env ids (default: all); ``old`` is the flag earlier versions took, still accepted."""
+    p.add_argument("envs", nargs="*", type=env_id, metavar="ENV", help="environment ids (default: all)")
+    p.add_argument(old, dest="old_envs", action="append", default=[], type=env_id, help=argparse.SUPPRESS)
+
+
+def chosen_envs(args: argparse.Namespace) -> list[str] | None:
+    """The env ids given (positionally or by the old flag), ``None`` for all."""
+    return [*args.envs, *args.old_envs] or None
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low``, refused with the range named."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is out of range: expected an integer >= {low}")
+        return value
+
+    return parse
+
+
+def add_trust_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="also load SB3 *.zip checkpoints (unpickling them can run code stored in the file: only files you trust)",
+    )
+
+
+def add_scale_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=at_least(1),
+        default=1,
+        help="Ray workers to share the games (default 1: this process, no Ray); the same results either way",
+    )
+    parser.add_argument(
+        "--ray-address", default="", help="Ray cluster to join (e.g. auto); default: a local Ray in this process"
+    )

@@ -1,0 +1,74 @@
+"""``parlour evaluate``: evaluate policies against each other (or chosen opponents) with seat rotation."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from parlour.training.cli.common import (
+    POLICIES_HELP,
+    add_scale_flags,
+    add_trust_flag,
+    at_least,
+    env_id,
+    parse_options,
+    resolve_all,
+)
+
+if TYPE_CHECKING:
+    from parlour.training.cli.common import Subparsers
+
+
+def add_parser(sub: Subparsers) -> None:
+    e = sub.add_parser("evaluate", help="evaluate policies (bots, shipped policies, policy files) with seat rotation")
+    e.add_argument("env", type=env_id, help="environment id")
+    e.add_argument("--policies", required=True, help=POLICIES_HELP)
+    e.add_argument("--opponents", default=None, help="comma-separated opponents (default: the policies: cross-play)")
+    e.add_argument("--players", type=int, default=4, help="number of players (default 4)")
+    e.add_argument(
+        "--games", type=at_least(1), default=200, help="deals per matchup, each played once per seat (default 200)"
+    )
+    e.add_argument("--seed-set", default="v1", help="versioned evaluation deal set (default v1)")
+    e.add_argument("--option", action="append", help="a rule keyword of the game, key=value (repeatable)")
+    e.add_argument("--out", default=None, help="folder for evaluation.json and evaluation.md")
+    e.add_argument(
+        "--records", default=None, help="save every game's record in this folder (parlour replay reads them)"
+    )
+    e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_trust_flag(e)
+    add_scale_flags(e)
+    e.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from parlour.training.evaluate import format_report, run_evaluation, write_report
+
+    options = parse_options(args.option)
+    if options is None:
+        return 2
+    try:
+        policies = resolve_all(args.policies.split(","), args, options)
+        opponents = resolve_all(args.opponents.split(","), args, options) if args.opponents else None
+        report = run_evaluation(
+            args.env,
+            policies,
+            opponents,
+            num_players=args.players,
+            games=args.games,
+            seed_set=args.seed_set,
+            env_kwargs=options,
+            progress=not args.no_progress,
+            records=Path(args.records) if args.records else None,
+            workers=args.workers,
+            ray_address=args.ray_address,
+        )
+    except (ValueError, ImportError) as exc:
+        print(f"parlour evaluate: {exc}", file=sys.stderr)
+        return 2
+    print(format_report(report))
+    if args.out:
+        js, md = write_report(report, Path(args.out))
+        print(f"\nwrote {js} and {md}")
+    return 0

@@ -1,0 +1,45 @@
+"""``parlour export``: convert an SB3 checkpoint zip you trust into a safe policy file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from parlour.training.cli.common import add_trust_flag
+
+if TYPE_CHECKING:
+    from parlour.training.cli.common import Subparsers
+
+
+def add_parser(sub: Subparsers) -> None:
+    ex = sub.add_parser("export", help="convert an SB3 checkpoint zip you trust into a safe policy file")
+    ex.add_argument("source", help="the checkpoint zip (e.g. runs/.../model.zip)")
+    ex.add_argument("target", help="the policy file to write: TARGET.json beside TARGET.safetensors")
+    add_trust_flag(ex)
+    ex.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.trust_pickle:
+        print(
+            f"parlour export: reading {args.source} unpickles it, which can run code stored in the file; "
+            "pass --trust-pickle to convert a file you trust",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        from parlour.training import require_train_extra
+
+        require_train_extra("parlour export")
+        from parlour.training.policies import export_zip
+    except ImportError as exc:
+        print(f"parlour export: {exc}", file=sys.stderr)
+        return 2
+    try:
+        path = export_zip(args.source, args.target)
+    except ValueError as exc:
+        print(f"parlour export: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path} and {path.with_suffix('.safetensors')}")
+    return 0

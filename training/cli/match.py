@@ -1,0 +1,69 @@
+"""``parlour match``: play scripted opponents (or any policies) against each other and print a results table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from parlour.training.cli.common import POLICIES_HELP, add_scale_flags, add_trust_flag, at_least, env_id
+
+if TYPE_CHECKING:
+    from parlour.training.cli.common import Subparsers
+
+
+def add_parser(sub: Subparsers) -> None:
+    m = sub.add_parser("match", help="play scripted opponents against each other and print a results table")
+    m.add_argument(
+        "env", nargs="?", type=env_id, default="six_suspects_v0", help="environment id (default six_suspects_v0)"
+    )
+    m.add_argument(
+        "--bots",
+        default=None,
+        help=f"{POLICIES_HELP} (default: every non-oracle bot and shipped policy that fits the table)",
+    )
+    m.add_argument("--players", type=int, default=4, help="number of players (default 4)")
+    m.add_argument("--games", type=at_least(1), default=200, help="number of games (default 200)")
+    m.add_argument("--seed", type=int, default=0, help="match seed: fixes every deal and every bot's choices")
+    m.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    m.add_argument(
+        "--records", default=None, help="save every game's record in this folder (parlour replay reads them)"
+    )
+    m.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_trust_flag(m)
+    add_scale_flags(m)
+    m.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from parlour.baselines import seatable
+    from parlour.baselines.match import format_table, run_match
+
+    try:
+        bots = (
+            args.bots.split(",") if args.bots else [b for b in seatable(args.env, args.players) if "_oracle" not in b]
+        )
+        rows = run_match(
+            args.env,
+            bots,
+            num_players=args.players,
+            games=args.games,
+            seed=args.seed,
+            progress=not args.no_progress,
+            trust_pickle=args.trust_pickle,
+            records=Path(args.records) if args.records else None,
+            workers=args.workers,
+            ray_address=args.ray_address,
+        )
+    except (ValueError, ImportError) as exc:
+        print(f"parlour match: {exc}", file=sys.stderr)
+        return 2
+    print(f"\n{args.env}: {args.games} games, {args.players} players, seed {args.seed}, seats rotated")
+    print(format_table(rows))
+    if args.json:
+        from parlour.envs.fileio import atomic_write
+
+        atomic_write(args.json, json.dumps(rows, indent=2))
+    return 0

@@ -1,0 +1,66 @@
+"""``parlour play``: take a seat yourself against bots or trained policies, in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from parlour.training.cli.common import add_trust_flag, env_id, parse_options
+
+if TYPE_CHECKING:
+    from parlour.training.cli.common import Subparsers
+
+
+def add_parser(sub: Subparsers) -> None:
+    p = sub.add_parser("play", help="take a seat yourself against bots or trained policies, in the terminal")
+    p.add_argument("env", type=env_id, help="environment id")
+    p.add_argument("--players", type=int, default=None, help="number of players (default: the game's default)")
+    p.add_argument("--seat", type=int, default=None, help="your seat, 0-based (default: drawn)")
+    p.add_argument(
+        "--opponents",
+        default=None,
+        help="comma-separated policies, one for every other seat or one for all (default: the game's heuristic bot)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the deal and the bots' choices (default: drawn, and shown when the game is over)",
+    )
+    p.add_argument("--option", action="append", help="a rule keyword of the game, key=value (repeatable)")
+    p.add_argument(
+        "--record",
+        default=None,
+        help="where to save the game record; an existing file is refused unless --overwrite "
+        "(default records/<env>_play_….json, never overwritten)",
+    )
+    p.add_argument("--overwrite", action="store_true", help="let --record replace an existing file")
+    add_trust_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from parlour.training.play import console_ask, play_game_with_person
+
+    options = parse_options(args.option)
+    if options is None:
+        return 2
+    try:
+        play_game_with_person(
+            args.env,
+            num_players=args.players,
+            seat=args.seat,
+            opponents=args.opponents.split(",") if args.opponents else (),
+            seed=args.seed,
+            options=options,
+            record_path=Path(args.record) if args.record else None,
+            overwrite=args.overwrite,
+            trust_pickle=args.trust_pickle,
+            ask=console_ask(),
+        )
+    except (ValueError, ImportError) as exc:
+        print(f"parlour play: {exc}", file=sys.stderr)
+        return 2
+    return 0

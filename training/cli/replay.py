@@ -1,0 +1,30 @@
+"""``parlour replay``: step through a saved game as one seat saw it (or everything, with ``--god``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from parlour.training.cli.common import Subparsers
+
+
+def add_parser(sub: Subparsers) -> None:
+    r = sub.add_parser("replay", help="step through a saved game as one seat saw it (or everything, with --god)")
+    r.add_argument("record", help="a game record (from play, match --records or evaluate --records)")
+    r.add_argument("--perspective", default=None, help="the seat to watch, e.g. player_2 (default: yours, or player_0)")
+    r.add_argument("--god", action="store_true", help="show everything: every hand and every move")
+    r.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from parlour.training.play import console_ask, replay_game, shown
+
+    try:
+        replay_game(Path(args.record), perspective=args.perspective, god=args.god, ask=console_ask())
+    except ValueError as exc:
+        print(f"parlour replay: {shown(exc)}", file=sys.stderr)  # nothing from the file reaches the terminal raw
+        return 2
+    return 0
