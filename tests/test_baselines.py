@@ -139,7 +139,7 @@ def test_format_table_has_every_bot() -> None:
 def test_a_bots_games_do_not_depend_on_what_it_played_before(bot: str) -> None:
     # Evaluations compose matchups in any order (a benchmark seats a bot alone, BASELINES beside others): a bot's
     # results on a deal must not depend on the games the same instance played earlier.
-    from parlour.training.evaluate import play_matchup
+    from parlour.training.evaluation.matchups import play_matchup
 
     env_name = next(
         e for e in ("six_suspects_v0", "goes_to_eleven_v0", "lady_alice_v0", "elevenses_v0") if bot.startswith(e[:-3])

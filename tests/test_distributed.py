@@ -39,7 +39,7 @@ def ray_local() -> Any:
 
 
 def test_sharded_evaluation_equals_the_single_process_one(ray_local: Any) -> None:
-    from parlour.training.evaluate import run_evaluation
+    from parlour.training.evaluation.matchups import run_evaluation
 
     name = "goes_to_eleven_v0"
     policies = [resolve(p, name, 4) for p in ("goes_to_eleven_heuristic", "goes_to_eleven_distilled")]

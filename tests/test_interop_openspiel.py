@@ -123,10 +123,11 @@ def test_rl_environment_runs_an_openspiel_dqn_learner() -> None:
 
 def test_ismcts_policy_plays_at_a_parlour_table_through_act_with_env() -> None:
     from parlour.baselines import make as make_bot
+    from parlour.baselines.ismcts import ISMCTSPolicy
     from parlour.training.evaluation.games import play_game
 
     env = make("six_suspects_v0")
-    seats = [ps.ISMCTSPolicy(simulations=6), *(make_bot("six_suspects_heuristic", "six_suspects_v0") for _ in range(3))]
+    seats = [ISMCTSPolicy(simulations=6), *(make_bot("six_suspects_heuristic", "six_suspects_v0") for _ in range(3))]
     out = play_game(env, seats, 11, np.random.default_rng(11))  # an illegal action would raise
     assert env.game_over and out["outcome"]["winners"]
     with pytest.raises(TypeError, match="act_with_env"):

@@ -40,7 +40,9 @@ def test_rllibs_own_env_precheck_passes(name: str) -> None:
                                                  ("elevenses_v0", ["elevenses_heuristic"]),
                                                  ("six_suspects_v0", ["search", "self"])])  # fmt: skip
 def test_learning_seats_get_every_reward_they_earn_and_only_they_observe(name: str, opponents: list[str]) -> None:
-    env = rl.RLlibEnv(
+    from parlour.baselines.rllib_table import RLlibTableEnv
+
+    env = RLlibTableEnv(
         {"env": name, "opponents": opponents, "options": {"reward": "margin"} if "eleven_v" in name else {}}
     )
     rng = np.random.default_rng(0)
@@ -85,6 +87,18 @@ def _returns(env: Any) -> dict[str, float]:
             totals[a] += r
     assert replay(record).final_outcome == env.env.final_outcome
     return totals
+
+
+def test_the_env_takes_policy_objects_and_leaves_names_to_the_bots_side() -> None:
+    from parlour.baselines import make as make_bot
+
+    bot = make_bot("six_suspects_heuristic", "six_suspects_v0")
+    env = rl.RLlibEnv({"env": "six_suspects_v0", "opponents": ["self", bot]})
+    assert env.pool == [rl.SELF, bot]
+    with pytest.raises(TypeError, match="RLlibTableEnv"):
+        rl.RLlibEnv({"env": "six_suspects_v0", "opponents": ["six_suspects_heuristic"]})
+    with pytest.raises(TypeError, match="act"):
+        rl.RLlibEnv({"env": "six_suspects_v0", "opponents": [object()]})
 
 
 def test_an_illegal_action_is_refused_with_the_legal_ones_named() -> None:

@@ -460,8 +460,8 @@ def test_table_for_names_the_default_player_count() -> None:
 def test_the_library_checks_a_policy_where_it_meets_a_table() -> None:
     # Built without a table (as a user of the API might), the policy is still checked where it sits down.
     policy = PolicyFile(shipped_path("goes_to_eleven_distilled"))
-    from parlour.training.evaluate import play_matchup
     from parlour.training.evaluation.match import run_match
+    from parlour.training.evaluation.matchups import play_matchup
 
     with pytest.raises(IncompatiblePolicyError, match="num_players: trained 4, table 3"):
         play_matchup("goes_to_eleven_v0", policy, make("random"), num_players=3, games=1)

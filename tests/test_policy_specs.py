@@ -16,7 +16,7 @@ import pytest
 from parlour.baselines import UnknownPolicyError, resolve, short_label
 from parlour.baselines.base import Policy
 from parlour.training.cli import main
-from parlour.training.evaluate import play_matchup
+from parlour.training.evaluation.matchups import play_matchup
 
 CONFIG = Path(__file__).resolve().parent / "data" / "six_suspects_base.yaml"
 ENV = "six_suspects_v0"

@@ -53,7 +53,7 @@ def rl_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_run: tuple[
 def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_play_and_the_shipped_policy(
     rl_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder, figures, runs = rl_project / "checkpoints", rl_project / "figures", rl_project / "runs" / "rl"
+    folder, figures, runs = rl_project / "checkpoints", rl_project / "figures", rl_project / "baselines" / "runs"
     kwargs = {"progress": False, "jobs": 2, "root": rl_project, "folder": folder, "figures": figures}
     rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
     assert "training 4 rl run(s) (2 at a time)" in capsys.readouterr().out
@@ -115,6 +115,23 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     again = json.loads(rl_track.results_path(ENV, folder).read_text())
     assert again["matchups"] == r["matchups"] and again["curves"] == r["curves"]
 
+    # A committed run record keeps no weights (git ignores them; they ship as the exported seed file): it is still
+    # evaluated from that file, and an exported file of another run is refused.
+    run = runs / "six_suspects" / "ppo-seed0"
+    for path in run.glob("policy.*"):
+        path.unlink()
+    rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    assert json.loads(rl_track.results_path(ENV, folder).read_text())["matchups"] == r["matchups"]
+    exported = rl_track.seed_file(ENV, "ppo", 0, folder)
+    spec = json.loads(exported.read_text())
+    spec["training"]["timesteps"] = 128
+    exported.write_text(json.dumps(spec))
+    with pytest.raises(ValueError, match="not the same run"):
+        rl_track.regenerate(None, train_models=False, **kwargs)  # type: ignore[arg-type]
+    exported.unlink()
+    with pytest.raises(FileNotFoundError, match="holds no policy.json"):
+        rl_track.regenerate(None, train_models=False, **kwargs)  # type: ignore[arg-type]
+
 
 def test_the_rl_track_refuses_a_family_that_is_not_rl(rl_project: Path) -> None:
     config = rl_project / "configs" / "six_suspects" / "ppo.yaml"
@@ -156,7 +173,7 @@ def test_the_exploitability_table_is_trained_stored_and_rendered(rl_project: Pat
     r = json.loads((folder / f"{ENV}_exploit_results.json").read_text())
     (target,) = r["targets"]
     assert target["policy"] == "random" and target["steps"] == 128 and target["chance"] == 0.25
-    run = rl_project / "runs" / "exploit" / "six_suspects" / "random" / "seed0"
+    run = rl_project / "baselines" / "runs" / "exploit" / "six_suspects" / "random" / "seed0"
     final = json.loads((run / "metrics.json").read_text())["final_eval"]
     assert target["best_response_win_rates"] == [final["ppo"]["win_rate"]]
     text = (rl_project / "BASELINES.md").read_text()

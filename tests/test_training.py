@@ -25,7 +25,7 @@ from parlour.envs import ENVIRONMENTS  # noqa: E402
 from parlour.envs.six_suspects import rules  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
 from parlour.training.config import ConfigError, load_config  # noqa: E402
-from parlour.training.evaluate import run_evaluation  # noqa: E402
+from parlour.training.evaluation.matchups import run_evaluation  # noqa: E402
 from parlour.training.policies import CheckpointError, save_checkpoint  # noqa: E402
 from parlour.training.single_agent import SingleAgentEnv  # noqa: E402
 
@@ -372,7 +372,7 @@ def test_evaluation_is_deterministic() -> None:
 
 
 def test_ratings_order_follows_head_to_head_results() -> None:
-    from parlour.training.evaluate import Matchup, rate
+    from parlour.training.evaluation.matchups import Matchup, rate
 
     strong_vs_weak = Matchup("strong", "weak", seats=[0, 1, 2] * 20, table=[[True, False, False]] * 60)
     # the strong policy wins alone in seat 0 every game; in seats 1 and 2 nobody wins (draws)

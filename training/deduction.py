@@ -100,7 +100,7 @@ def accusation_table(
 ) -> list[dict[str, Any]]:
     """Each policy at a table of each opponent on the evaluation deals (as ``parlour evaluate`` seats them),
     played with records, and its accusations read back: one row per pair."""
-    from parlour.training.evaluate import play_matchup
+    from parlour.training.evaluation.matchups import play_matchup
     from parlour.training.play import load_record
 
     rows = []

@@ -4,8 +4,8 @@ The ``rl:`` block of ``configs/<game>/baselines.yaml`` names the algorithm famil
 config: no imitation, no feature set, a game-outcome reward), the training seeds, and which seed of which family
 ships as ``<game>_rl`` (fixed before training). For each game the command:
 
-1. trains every family × seed whose run folder (``--runs``, default ``runs/rl``: ``<game>/<family>-seed<K>``) has not
-   finished its budget, resuming any that stopped; each run evaluates itself at ten points of its budget on a fixed
+1. trains every family × seed whose run folder (``--runs``, default ``baselines/runs``: ``<game>/<family>-seed<K>``)
+   has not finished its budget, resuming any that stopped; each run evaluates itself at ten points of its budget on a fixed
    subset of the scenario's deals (``evaluations.jsonl``: the learning curve);
 2. exports each finished seed as ``baselines/checkpoints/<env>_rl_<family>_seed<K>.json`` (+ ``.safetensors``) and
    ships the named one as ``<env>_rl.json``;
@@ -44,8 +44,11 @@ from parlour.training.baselines_table import (
 from parlour.training.scenarios import benchmark_report, scenario
 from parlour.training.stats import SEED_METHOD, format_ci, seed_aggregate
 
-#: Where the rl track's run folders live by default (``<runs>/<game>/<family>-seed<K>``).
-RUNS = Path("runs") / "rl"
+#: Where the rl track's run folders live by default (``<runs>/<game>/<family>-seed<K>``). The published runs' records
+#: are committed there (config, command, versions, learning curve, metrics); their checkpoints, logs and weights are
+#: not (the weights ship as the exported seed files), so a fresh clone re-evaluates them without retraining, and
+#: ``--runs`` with an empty folder retrains everything from scratch.
+RUNS = Path("baselines") / "runs"
 
 
 def results_path(env_name: str, folder: Path = CHECKPOINT_DIR) -> Path:
@@ -139,12 +142,33 @@ def export_runs(env_name: str, rl: RLSpec, root: Path, runs: Path, folder: Path)
             run = run_folder(runs, env_name, family, seed)
             if not (is_run(run) and is_finished(run, load_family(root, config, seed))):
                 continue
-            src = run / f"{POLICY_STEM}.json"
-            spec = read_spec(src)
-            spec["training"]["family"] = family
-            save_policy(seed_file(env_name, family, seed, folder), read_weights(src, spec), spec)
+            src, out = run / f"{POLICY_STEM}.json", seed_file(env_name, family, seed, folder)
+            if src.is_file():
+                spec = read_spec(src)
+                spec["training"]["family"] = family
+                save_policy(out, read_weights(src, spec), spec)
+            else:
+                _check_exported(run, out)  # a committed run record: its weights are the exported seed file
             done[family].append(seed)
     return done
+
+
+def _check_exported(run: Path, exported: Path) -> None:
+    """A finished run without its weights must have been exported, at the step the run finished."""
+    from parlour.envs.fileio import read_json
+
+    if not exported.is_file():
+        raise FileNotFoundError(
+            f"{run} has finished but holds no policy.json, and {exported} is missing: retrain the run (remove the "
+            "folder) or restore its exported policy file"
+        )
+    steps = int(read_json(run / "metrics.json", "metrics file")["timesteps"])
+    exported_steps = int(read_spec(exported)["training"].get("timesteps", -1))
+    if exported_steps != steps:
+        raise ValueError(
+            f"{exported} was exported at step {exported_steps:,}, but {run} finished at step {steps:,}: they are not "
+            "the same run"
+        )
 
 
 def ship(env_name: str, rl: RLSpec, folder: Path) -> Path | None:
@@ -276,7 +300,7 @@ def benchmark_cross_play(
 ) -> dict[str, Any]:
     """Every seed seated once at a table of every other seed (and of itself), on ``deals`` deals of the
     scenario's deal set: ``rates[row][column]`` is the row's win rate."""
-    from parlour.training.evaluate import run_evaluation
+    from parlour.training.evaluation.matchups import run_evaluation
 
     r = run_evaluation(
         env_name,

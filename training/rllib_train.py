@@ -4,7 +4,7 @@ The same config sections as the SB3 trainer, read the same way: ``game``, ``lear
 PPO update is ``ppo.n_steps × train.n_envs`` steps, minibatches of ``ppo.batch_size``, ``ppo.n_epochs`` passes, the
 same ``net_arch`` and activation with separate policy and value networks), ``train`` (budget, checkpoints, periodic
 evaluations, threads) and ``eval``; plus ``rllib`` (``ray_address``, ``num_env_runners``). Opponents play inside the
-env (``parlour.envs.interop.rllib.RLlibEnv``); ``self`` in the pool is the learning policy itself, so
+env (``parlour.baselines.rllib_table.RLlibTableEnv``); ``self`` in the pool is the learning policy itself, so
 ``opponents: [self]`` is parameter-shared self-play. ``self_play``, ``train.vec_env`` and ``train.device`` are the SB3
 trainer's and are not used (RLlib samples with its env runners and learns on the CPU here).
 
@@ -30,6 +30,7 @@ from parlour.training.checkpoints import is_checkpoint, read_checkpoint, write_c
 from parlour.training.config import SELF_PLAY, TrainConfig
 from parlour.training.distributed import start_ray
 from parlour.training.policies import checkpoint_meta, training_record
+from parlour.training.trainers import Session
 
 #: The checkpoint folder of an RLlib run (under ``RUN/checkpoints/``), as the SB3 trainer's.
 CHECKPOINT_DIR = "latest"
@@ -53,13 +54,14 @@ def algorithm_config(cfg: TrainConfig) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-    from parlour.envs.interop.rllib import SHARED, RLlibEnv, ppo_module_spec
+    from parlour.baselines.rllib_table import RLlibTableEnv
+    from parlour.envs.interop.rllib import SHARED, ppo_module_spec
 
     ppo, budget = cfg.ppo, cfg.train
     runners = cfg.rllib.num_env_runners
     return (
         PPOConfig()
-        .environment(RLlibEnv, env_config=env_config(cfg))
+        .environment(RLlibTableEnv, env_config=env_config(cfg))
         .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent, episode, **kw: SHARED)
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: ppo_module_spec(ppo.net_arch, ppo.activation)})
@@ -121,7 +123,7 @@ def export(algo: Any, path: Path, cfg: TrainConfig, meta: dict[str, Any], record
     return save_policy(path, policy_tensors(algo.get_module(SHARED)), spec)
 
 
-def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final_eval: bool) -> dict[str, Any]:
+def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
     import torch
 
     from parlour.training.train import (
@@ -145,16 +147,16 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
     algo = algorithm_config(cfg).build_algo()
     latest = run / "checkpoints" / CHECKPOINT_DIR
     steps = 0
-    if resume and is_checkpoint(latest):
+    if session.resume and is_checkpoint(latest):
         steps = _restore(algo, run, meta)
     done_steps = steps
-    previous = _previous_metrics(run) if resume else {}
+    previous = _previous_metrics(run) if session.resume else {}
     log_dir = new_session(run)
     budget = cfg.train
     marks = {"ckpt": steps, "eval": steps}
     start = time.perf_counter()
     bar = None
-    if progress:
+    if session.progress:
         from tqdm import tqdm
 
         bar = tqdm(total=budget.total_timesteps, initial=steps, desc="train (rllib)", unit="step", dynamic_ncols=True)
@@ -199,17 +201,17 @@ def train_rllib(cfg: TrainConfig, run: Path, resume: bool, progress: bool, final
     )
     export(algo, run / POLICY_STEM, cfg, meta, record)
     algo.stop()
-    report = final_evaluation(cfg, run, progress) if final_eval else None
+    report = final_evaluation(cfg, run, session.progress) if session.final_eval else None
     plot_learning_curve(run)
-    session = steps - done_steps
+    session_steps = steps - done_steps
     metrics = {
         "finished": True,
         "trainer": "rllib",
         "timesteps": steps,
-        "session_steps": session,
+        "session_steps": session_steps,
         "session_wall_seconds": wall,
         "train_wall_seconds": train_wall,
-        "steps_per_second": session / wall if wall > 0 else None,
+        "steps_per_second": session_steps / wall if wall > 0 else None,
         "env_seconds": None,
         "env_share": None,
         "learner_share": None,

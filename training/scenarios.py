@@ -101,9 +101,9 @@ def benchmark_report(
     workers: int = 1,
     ray_address: str = "",
 ) -> dict[str, Any]:
-    """Every policy against every opponent of the scenario (:func:`~parlour.training.evaluate.run_evaluation`),
+    """Every policy against every opponent of the scenario (:func:`~parlour.training.evaluation.matchups.run_evaluation`),
     labelled with its scenario set."""
-    from parlour.training.evaluate import run_evaluation
+    from parlour.training.evaluation.matchups import run_evaluation
 
     report = run_evaluation(
         sc.env,

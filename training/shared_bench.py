@@ -129,7 +129,7 @@ def run_eval_bench(env_name: str, workers: Sequence[int], games: int, address: s
     table) played by each number of Ray workers; Ray's start and its workers' first start are not timed."""
     from parlour.baselines import make
     from parlour.training.distributed import map_shards, start_ray
-    from parlour.training.evaluate import run_evaluation
+    from parlour.training.evaluation.matchups import run_evaluation
     from parlour.training.scenarios import resolve_opponents, scenario
 
     sc = scenario(env_name, "v1")

@@ -45,9 +45,10 @@ from parlour.training.checkpoints import (
 )
 from parlour.training.checkpoints import read_meta as read_checkpoint_meta
 from parlour.training.config import ACTIVATIONS, SELF_PLAY, TrainConfig, to_yaml
-from parlour.training.evaluate import play_matchup, run_evaluation, write_report
+from parlour.training.evaluation.matchups import play_matchup, run_evaluation, write_report
 from parlour.training.policies import checkpoint_meta, export_policy, read_meta, save_checkpoint, training_record
 from parlour.training.single_agent import SingleAgentEnv
+from parlour.training.trainers import Session, trainer_for
 
 #: The resume checkpoint's folder under ``RUN/checkpoints/`` (both trainers).
 CHECKPOINT_NAME = "latest"
@@ -542,7 +543,8 @@ def train(
                 )
         cfg = prepare_run(cfg, run, resume, command, overwrite)
         prepared = not resume
-        return _train(cfg, run, resume, progress, final_eval, trust_pickle, clone_only)
+        session = Session(resume, progress, final_eval, trust_pickle, clone_only)
+        return trainer_for(cfg.trainer).train(cfg, run, session)
     except (TrainingStopped, KeyboardInterrupt):
         raise  # the folder stays: --resume continues it
     except BaseException:
@@ -650,37 +652,7 @@ def _old_zip(run: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-def _train(
-    cfg: TrainConfig,
-    run: Path,
-    resume: bool,
-    progress: bool,
-    final_eval: bool,
-    trust_pickle: bool = False,
-    clone_only: bool = False,
-) -> dict:
-    from parlour.training.trainers import trainer_for
-
-    return trainer_for(cfg.trainer).train(
-        cfg,
-        run,
-        resume=resume,
-        progress=progress,
-        final_eval=final_eval,
-        trust_pickle=trust_pickle,
-        clone_only=clone_only,
-    )
-
-
-def train_sb3(
-    cfg: TrainConfig,
-    run: Path,
-    resume: bool,
-    progress: bool,
-    final_eval: bool,
-    trust_pickle: bool = False,
-    clone_only: bool = False,
-) -> dict:
+def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
     """The SB3 trainer's run (:class:`parlour.training.trainers.sb3.SB3Trainer`): MaskablePPO on one seat, after
     behaviour cloning when the config names a teacher."""
     import torch
@@ -708,11 +680,11 @@ def train_sb3(
     latest = run / "checkpoints" / CHECKPOINT_NAME
     logger = configure(str(new_session(run)), ["csv", "tensorboard"])
     model = _new_model(cfg, venv)
-    if resume and is_checkpoint(latest):
+    if session.resume and is_checkpoint(latest):
         done_steps = load_resume_checkpoint(model, latest, meta)
         # fresh deals from here on, the same ones on every resume from this step
         venv.seed(int(np.random.SeedSequence([cfg.seed, done_steps]).generate_state(1)[0]))
-    elif resume and (old := _old_zip(run)) is not None and trust_pickle:
+    elif session.resume and (old := _old_zip(run)) is not None and session.trust_pickle:
         from sb3_contrib import MaskablePPO
 
         check_compatible(read_meta(old), meta, str(old))
@@ -725,7 +697,7 @@ def train_sb3(
                 cloned = _pretrain(cfg, model, run, meta, stop)
             # the clone alone, before any PPO step: what imitation reached (the distilled track's clone row)
             export_policy(model, run / CLONE_STEM, meta, training_record(meta, 0, pretrain=cloned))
-            if clone_only:
+            if session.clone_only:
                 venv.close()
                 return {"finished": False, "timesteps": 0, "clone": cloned}
             # PPO starts from the cloned weights, also on a resume after a stop from here on
@@ -734,13 +706,13 @@ def train_sb3(
                 shutil.rmtree(run / "checkpoints" / done, ignore_errors=True)
     model.set_logger(logger)
     remaining = cfg.train.total_timesteps - done_steps
-    previous = _previous_metrics(run) if resume else {}
+    previous = _previous_metrics(run) if session.resume else {}
     start = time.perf_counter()
     with _Stop() as stop:
         if remaining > 0:
             model.learn(
                 remaining,
-                callback=PeriodicCallback(cfg, run, cfg.game.name, meta, progress, stop),
+                callback=PeriodicCallback(cfg, run, cfg.game.name, meta, session.progress, stop),
                 reset_num_timesteps=False,
             )
         wall = time.perf_counter() - start
@@ -763,7 +735,7 @@ def train_sb3(
     )
     export_policy(model, run / POLICY_STEM, meta, record)
 
-    report = final_evaluation(cfg, run, progress) if final_eval else None
+    report = final_evaluation(cfg, run, session.progress) if session.final_eval else None
     plot_learning_curve(run)
     session_steps = int(model.num_timesteps) - done_steps
     metrics = {

@@ -15,8 +15,9 @@ What the plain ``PettingZooEnv`` wrapper lacks, and what this adapter does inste
 - **Turns.** Only the seat to act gets an observation; the rewards of every step go to the learning seats that earned
   them (RLlib adds rewards to an agent's next transition), and at the end every learning seat gets its final
   observation and reward with ``__all__`` terminated (or truncated, for a game cut by a turn cap).
-- **Fixed opponents.** ``opponents`` (bot names, shipped policy names or policy files, resolved as every command does)
-  play inside the env: per episode the learner takes ``learner_seat`` (``"random"``: drawn) and every other seat draws
+- **Fixed opponents.** ``opponents`` (policy objects with ``act(observation, action_mask, rng)``; bot names, shipped
+  policy names and policy files through :class:`parlour.baselines.rllib_table.RLlibTableEnv`, which resolves them as
+  every command does, so that this env package depends on no bot) play inside the env: per episode the learner takes ``learner_seat`` (``"random"``: drawn) and every other seat draws
   from the pool; a seat that draws ``"self"`` is played by the learning policy too. ``opponents: ["self"]`` (the
   default) is parameter-shared self-play: every seat learns.
 - **RLlib's env pre-check passes** (it is not disabled): it steps ``action_space.sample()`` without a mask, so the
@@ -71,8 +72,6 @@ class RLlibEnv(MultiAgentEnv):
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()
-        from parlour.baselines import resolve
-
         config = dict(config or {})
         self.env: ParlourEnv[Any] = make(
             config["env"], num_players=config.get("num_players"), **config.get("options", {})
@@ -82,8 +81,8 @@ class RLlibEnv(MultiAgentEnv):
         self.agents = list(self.possible_agents)
         table = (env.metadata["name"], env.num_players, config.get("options", {}))
         self.pool = [
-            SELF if name == SELF else resolve(name, *table, trust_pickle=bool(config.get("trust_pickle")))
-            for name in config.get("opponents", [SELF])
+            SELF if entry == SELF else self.resolve_opponent(entry, table, bool(config.get("trust_pickle")))
+            for entry in config.get("opponents", [SELF])
         ]
         seat = config.get("learner_seat", "random")
         self.learner_seat = None if seat == "random" else int(seat)
@@ -99,6 +98,19 @@ class RLlibEnv(MultiAgentEnv):
         self._seats: list[Any] = []  # per seat: SELF (the learner) or the opponent policy playing it
         self._learners: list[str] = []  # the seats the learning policy plays this episode
         self.acting: str | None = None
+
+    def resolve_opponent(self, entry: Any, table: tuple[str, int, dict[str, Any]], trust_pickle: bool) -> Any:
+        """The policy that plays a seat drawn as ``entry``: here a policy object itself. Names are the bots' side's
+        to resolve (:class:`parlour.baselines.rllib_table.RLlibTableEnv` overrides this), so they are refused."""
+        if isinstance(entry, str):
+            raise TypeError(
+                f"RLlibEnv: opponent {entry!r} is a name; this env takes 'self' or policy objects with "
+                "act(observation, action_mask, rng). Use parlour.baselines.rllib_table.RLlibTableEnv to name bots, "
+                "shipped policies or policy files"
+            )
+        if not callable(getattr(entry, "act", None)):
+            raise TypeError(f"RLlibEnv: opponent {entry!r} has no act(observation, action_mask, rng)")
+        return entry
 
     def legal_mask(self) -> np.ndarray:
         return self.env.observe(self.env.agent_selection)["action_mask"]
@@ -153,7 +165,7 @@ class RLlibEnv(MultiAgentEnv):
             if policy == SELF:
                 self.acting = env.agent_selection
                 return earned
-            if policy.needs_env:  # e.g. the search bot, which redraws worlds through the env
+            if getattr(policy, "needs_env", False):  # e.g. the search bot, which redraws worlds through the env
                 action = policy.act_with_env(env, env.agent_selection, self._rng)
             else:
                 obs = env.observe(env.agent_selection)

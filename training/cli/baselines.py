@@ -29,9 +29,9 @@ def add_parser(sub: Subparsers) -> None:
     bl.add_argument(
         "--runs",
         default="",
-        help="folder of the rl track's, the sweep's or the exploitability table's run folders (default runs/rl, "
-        "runs/rl, runs/exploit); "
-        "finished runs there are kept, stopped ones resumed",
+        help="folder of the rl track's, the sweep's or the exploitability table's run folders (default baselines/runs, "
+        "where the published runs' records are committed; baselines/runs/exploit for the exploitability table); "
+        "finished runs there are kept, stopped ones resumed; an empty folder retrains from scratch",
     )
     bl.add_argument("--skip-training", action="store_true", help="evaluate the shipped checkpoints, do not train")
     bl.add_argument(

@@ -43,7 +43,7 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parlour.training.evaluate import format_report, run_evaluation, write_report
+    from parlour.training.evaluation.matchups import format_report, run_evaluation, write_report
 
     options = parse_options(args.option)
     if options is None:

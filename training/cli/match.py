@@ -39,7 +39,7 @@ def add_parser(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from parlour.baselines import seatable
-    from parlour.baselines.match import format_table, run_match
+    from parlour.training.evaluation.match import format_table, run_match
 
     try:
         bots = (

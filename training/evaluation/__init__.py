@@ -1,3 +1,3 @@
-"""Evaluation: the one game loop (:mod:`~parlour.training.evaluation.games`) and the seat-rotated match
-(:mod:`~parlour.training.evaluation.match`). Matchups at benchmark tables, cross-play and ratings are in
-:mod:`parlour.training.evaluate`; every interval is in :mod:`parlour.training.stats`."""
+"""Evaluation: the one game loop (:mod:`~parlour.training.evaluation.games`: one game, its record, the deal seeds),
+the seat-rotated match (:mod:`~parlour.training.evaluation.match`) and matchups at benchmark tables, cross-play and
+ratings (:mod:`~parlour.training.evaluation.matchups`); every interval is in :mod:`parlour.training.stats`."""

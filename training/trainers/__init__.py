@@ -8,11 +8,28 @@ trainer is a module with a class like theirs and one line in :data:`TRAINERS`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from parlour.training.config import TrainConfig
+
+
+@dataclass(frozen=True)
+class Session:
+    """How one training session runs (the flags of ``parlour train``), as every trainer receives it."""
+
+    #: Continue the run folder from its latest checkpoint.
+    resume: bool = False
+    #: Show progress bars.
+    progress: bool = True
+    #: Evaluate the final policy at the config's tables (``parlour baselines`` evaluates every seed itself).
+    final_eval: bool = True
+    #: Load an SB3 zip checkpoint of an earlier Parlour (unpickling it).
+    trust_pickle: bool = False
+    #: Stop after behaviour cloning (the distilled track's clone row).
+    clone_only: bool = False
 
 
 class Trainer(Protocol):
@@ -24,17 +41,7 @@ class Trainer(Protocol):
     def check(self, cfg: TrainConfig) -> None:
         """Refuse (``ConfigError``, one line) a config this trainer cannot train."""
 
-    def train(
-        self,
-        cfg: TrainConfig,
-        run: Path,
-        *,
-        resume: bool,
-        progress: bool,
-        final_eval: bool,
-        trust_pickle: bool,
-        clone_only: bool,
-    ) -> dict[str, Any]:
+    def train(self, cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         """Train into the prepared run folder ``run``; return the run's metrics."""
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from parlour.training.config import TrainConfig
+    from parlour.training.trainers import Session
 
 
 class RLlibTrainer:
@@ -26,17 +27,7 @@ class RLlibTrainer:
             if used:
                 raise ConfigError(f"{what} is supported with trainer: sb3 only (this config has trainer: {self.name})")
 
-    def train(
-        self,
-        cfg: TrainConfig,
-        run: Path,
-        *,
-        resume: bool,
-        progress: bool,
-        final_eval: bool,
-        trust_pickle: bool,
-        clone_only: bool,
-    ) -> dict[str, Any]:
+    def train(self, cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         from parlour.training.rllib_train import train_rllib
 
-        return train_rllib(cfg, run, resume, progress, final_eval)
+        return train_rllib(cfg, run, session)

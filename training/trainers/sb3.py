@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from parlour.training.config import TrainConfig
+    from parlour.training.trainers import Session
 
 
 class SB3Trainer:
@@ -22,17 +23,7 @@ class SB3Trainer:
                 "trainer: rllib, opponents: [self] is parameter-shared self-play)"
             )
 
-    def train(
-        self,
-        cfg: TrainConfig,
-        run: Path,
-        *,
-        resume: bool,
-        progress: bool,
-        final_eval: bool,
-        trust_pickle: bool,
-        clone_only: bool,
-    ) -> dict[str, Any]:
+    def train(self, cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         from parlour.training.train import train_sb3
 
-        return train_sb3(cfg, run, resume, progress, final_eval, trust_pickle, clone_only)
+        return train_sb3(cfg, run, session)
