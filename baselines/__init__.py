@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parlour.baselines.base import Policy, RandomPolicy
+from parlour.baselines.base import Policy, RandomPolicy, Table
 from parlour.baselines.search import DeterminizedSearch
 from parlour.baselines.spec import GameSpec
 from parlour.envs import ENVIRONMENTS
@@ -337,7 +337,7 @@ class _External(Policy):
     def act(self, observation: Any, action_mask: Any, rng: Any) -> int:
         return int(self._act(observation, action_mask, rng))
 
-    def check_table(self, table: dict[str, Any]) -> None:
+    def check_table(self, table: Table) -> None:
         if isinstance(self.inner, Policy):
             self.inner.check_table(table)
         else:

@@ -3,12 +3,56 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 if TYPE_CHECKING:
     from parlour.envs.core import ParlourEnv
+
+
+@dataclass(frozen=True)
+class Table:
+    """What a policy must match to sit at a table: the game, its version, the player count, the rule keywords and the
+    shapes the network reads and writes. A trained policy's file records the table it was trained for (these same
+    keys); :meth:`Policy.check_table` refuses a table that differs, before the first step."""
+
+    env: str
+    env_version: int
+    num_players: int
+    #: The rule keywords the env was made with (``num_players`` aside).
+    options: dict[str, Any] = field(hash=False)
+    observation_size: int
+    num_actions: int
+
+    @classmethod
+    def of(cls, env: Any) -> Table:
+        """The table of a made env (a ``ParlourEnv``)."""
+        return cls(
+            env=env.metadata["name"],
+            env_version=int(env.env_version),
+            num_players=int(env.num_players),
+            options={k: v for k, v in env.make_kwargs.items() if k != "num_players"},
+            observation_size=int(env.observation_layout.size),
+            num_actions=int(env.num_actions),
+        )
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Table:
+        """The table a policy file's spec or a checkpoint's metadata records."""
+        return cls(
+            env=record["env"],
+            env_version=int(record["env_version"]),
+            num_players=int(record["num_players"]),
+            options=dict(record.get("options", {})),
+            observation_size=int(record["observation_size"]),
+            num_actions=int(record["num_actions"]),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The table as a policy file's spec records it."""
+        return asdict(self)
 
 
 class Policy(ABC):
@@ -28,12 +72,11 @@ class Policy(ABC):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         """Choose an action from what the seat sees."""
 
-    def check_table(self, table: dict[str, Any]) -> None:
-        """Refuse, before the first step, a table this policy cannot play (``table`` as made by
-        :func:`parlour.baselines.policy_file.table_of`). Bots check the game; trained policies check everything
-        they were trained for."""
-        if self.games is not None and table["env"] not in self.games:
-            raise ValueError(f"policy {self.name} plays {list(self.games)}, not {table['env']}")
+    def check_table(self, table: Table) -> None:
+        """Refuse, before the first step, a table this policy cannot play. Bots check the game; trained policies
+        check everything they were trained for."""
+        if self.games is not None and table.env not in self.games:
+            raise ValueError(f"policy {self.name} plays {list(self.games)}, not {table.env}")
 
     def act_with_env(self, env: ParlourEnv[Any], agent: str, rng: np.random.Generator) -> int:
         """Choose with access to the env (oracles override this; others just observe)."""

@@ -33,6 +33,7 @@ of bad input, not the game being played, so they may differ.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -43,7 +44,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from parlour.baselines.base import Policy
+from parlour.baselines.base import Policy, Table
 from parlour.baselines.features import Features, field_index, lookup, size, with_features
 from parlour.envs.fileio import atomic_write
 
@@ -59,7 +60,7 @@ ACTIVATIONS = ("relu", "tanh")
 #: the handling of illegal actions change what a learner is told, not the game it plays or what it observes.
 SIGNAL_KEYWORDS = frozenset({"reward", "illegal_action", "illegal_reward"})
 #: The keys of a spec that describe a table (see :func:`table_of`).
-TABLE_KEYS = ("env", "env_version", "num_players", "options", "observation_size", "num_actions")
+TABLE_KEYS = tuple(f.name for f in dataclasses.fields(Table))
 #: Bounds a spec must keep, checked before anything is allocated: a hidden layer's width, the number of hidden
 #: layers per head, the network's parameters in all (``1 << 26``: 256 MiB of float32), and how deeply the spec's JSON
 #: may nest (the shipped specs nest 5 deep).
@@ -89,19 +90,12 @@ def is_policy_path(name: str) -> bool:
     return name.endswith((SPEC_SUFFIX, WEIGHTS_SUFFIX))
 
 
-def table_of(env: Any) -> dict[str, Any]:
-    """What a policy must match to sit at ``env``'s table (a ParlourEnv): the spec's :data:`TABLE_KEYS`."""
-    return {
-        "env": env.metadata["name"],
-        "env_version": env.env_version,
-        "num_players": env.num_players,
-        "options": {k: v for k, v in env.make_kwargs.items() if k != "num_players"},
-        "observation_size": env.observation_layout.size,
-        "num_actions": env.num_actions,
-    }
+def table_of(env: Any) -> Table:
+    """What a policy must match to sit at ``env``'s table (a ParlourEnv)."""
+    return Table.of(env)
 
 
-def table_for(env_name: str, num_players: int | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+def table_for(env_name: str, num_players: int | None = None, options: dict[str, Any] | None = None) -> Table:
     """The table of ``env_name`` with ``num_players`` (default: the env's own) and the given keywords."""
     from parlour.envs import make
 
@@ -111,23 +105,23 @@ def table_for(env_name: str, num_players: int | None = None, options: dict[str, 
     return table_of(make(env_name, **kwargs))
 
 
-def differences(spec: dict[str, Any], table: dict[str, Any]) -> list[str]:
+def differences(spec: dict[str, Any], table: Table) -> list[str]:
     """Each way ``table`` differs from the table ``spec`` was trained for, as ``what: trained X, table Y``."""
     out = []
     for key in ("env", "env_version", "num_players", "observation_size", "num_actions"):
-        if spec.get(key) != table[key]:
-            out.append(f"{key}: trained {spec.get(key)!r}, table {table[key]!r}")
-    if spec.get("env") == table["env"]:  # another game's keywords are not comparable
-        trained, here = spec.get("options", {}), table["options"]
+        if spec.get(key) != getattr(table, key):
+            out.append(f"{key}: trained {spec.get(key)!r}, table {getattr(table, key)!r}")
+    if spec.get("env") == table.env:  # another game's keywords are not comparable
+        trained, here = spec.get("options", {}), table.options
         defaults: dict[str, Any] | None = None
         for key in sorted((set(trained) | set(here)) - SIGNAL_KEYWORDS):
-            if key not in trained and spec.get("env_version") == table["env_version"]:
+            if key not in trained and spec.get("env_version") == table.env_version:
                 # A keyword added to this env version after the file was written: it was trained at its default
                 # (a new keyword's default keeps the version's behaviour; otherwise the version would change).
                 if defaults is None:
                     from parlour.envs import make
 
-                    defaults = make(table["env"]).make_kwargs
+                    defaults = make(table.env).make_kwargs
                 trained = {**trained, key: defaults.get(key, "<absent>")}
             a, b = trained.get(key, "<absent>"), here.get(key, "<absent>")
             if a != b:
@@ -135,12 +129,15 @@ def differences(spec: dict[str, Any], table: dict[str, Any]) -> list[str]:
     return out
 
 
-def check_compatible(spec: dict[str, Any], table: dict[str, Any], label: str) -> None:
-    """Refuse, before the first step, a policy whose training table differs from ``table``."""
+def check_compatible(spec: dict[str, Any], table: Table | dict[str, Any], label: str) -> None:
+    """Refuse, before the first step, a policy whose training table differs from ``table`` (a :class:`Table`, or a
+    checkpoint's metadata that records one)."""
+    if not isinstance(table, Table):
+        table = Table.from_record(table)
     diff = differences(spec, table)
     if diff:
         raise IncompatiblePolicyError(
-            f"policy {label} cannot play {table['env']} with {table['num_players']} players and these rules; "
+            f"policy {label} cannot play {table.env} with {table.num_players} players and these rules; "
             f"it differs in {'; '.join(diff)}"
         )
 
@@ -580,7 +577,7 @@ class TrainedPolicy(Policy):
     spec: dict[str, Any]
     deterministic: bool = True
 
-    def check_table(self, table: dict[str, Any]) -> None:
+    def check_table(self, table: Table) -> None:
         check_compatible(self.spec, table, self.name)
 
     @abstractmethod
@@ -602,7 +599,7 @@ class PolicyFile(TrainedPolicy):
     def __init__(
         self,
         path: str | Path,
-        table: dict[str, Any] | None = None,
+        table: Table | None = None,
         *,
         deterministic: bool = True,
         label: str | None = None,

@@ -453,8 +453,8 @@ def test_save_policy_refuses_tensors_that_do_not_fit_the_spec(tmp_path: Path) ->
 
 
 def test_table_for_names_the_default_player_count() -> None:
-    assert table_for("lady_alice_v0")["num_players"] == 4
-    assert table_for("lady_alice_v0", 3)["num_players"] == 3
+    assert table_for("lady_alice_v0").num_players == 4
+    assert table_for("lady_alice_v0", 3).num_players == 3
 
 
 def test_the_library_checks_a_policy_where_it_meets_a_table() -> None:
@@ -492,10 +492,26 @@ def test_a_keyword_newer_than_the_policy_file_counts_at_its_default() -> None:
     # A lady_alice_v0 file from before accusation_covers existed: its table without that keyword.
     spec = read_spec(shipped_path("lady_alice_distilled"))
     old = table_for("lady_alice_v0")
-    spec = {**spec, **old, "options": {k: v for k, v in old["options"].items() if k != "accusation_covers"}}
-    assert "accusation_covers" in old["options"]
+    spec = {**spec, **old.as_dict(), "options": {k: v for k, v in old.options.items() if k != "accusation_covers"}}
+    assert "accusation_covers" in old.options
     assert differences(spec, table_for("lady_alice_v0")) == []
     assert differences(spec, table_for("lady_alice_v0", options={"accusation_covers": True})) == [
         "accusation_covers: trained False, table True"
     ]
     assert "env: trained 'lady_alice_v0', table 'lady_alice_v1'" in differences(spec, table_for("lady_alice_v1"))
+
+
+def test_a_table_is_frozen_and_is_what_a_shipped_file_records() -> None:
+    """The table a policy is trained for: one frozen value, the same whether made from an env or read from a file."""
+    import dataclasses
+
+    from parlour.baselines.base import Table
+    from parlour.baselines.policy_file import read_spec
+
+    spec = read_spec(shipped_path("six_suspects_distilled"))
+    table = table_for("six_suspects_v0", spec["num_players"], spec["options"])
+    assert Table.from_record(spec) == table
+    assert table.as_dict() == {k: spec[k] for k in table.as_dict()}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        table.num_players = 5  # type: ignore[misc]
+    assert table != dataclasses.replace(table, num_players=5)

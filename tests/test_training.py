@@ -19,7 +19,7 @@ from parlour.baselines import (
     make,  # noqa: E402
     resolve,  # noqa: E402
 )
-from parlour.baselines.base import Policy  # noqa: E402
+from parlour.baselines.base import Policy, Table  # noqa: E402
 from parlour.baselines.policy_file import IncompatiblePolicyError, PolicyFile  # noqa: E402
 from parlour.envs import ENVIRONMENTS  # noqa: E402
 from parlour.envs.six_suspects import rules  # noqa: E402
@@ -346,7 +346,7 @@ def test_checkpoints_are_written_atomically(tmp_path: Path) -> None:
     assert target.read_bytes() == b"previous checkpoint"
 
 
-def table_for_players(n: int) -> dict[str, Any]:
+def table_for_players(n: int) -> Table:
     from parlour.baselines.policy_file import table_for
 
     return table_for("six_suspects_v0", n, {"reward": "expected"})

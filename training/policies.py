@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from parlour.baselines.base import Table
 from parlour.baselines.features import field_index, lookup, with_features
 from parlour.baselines.policy_file import (
     PolicyFileError,
@@ -37,7 +38,7 @@ CheckpointError = PolicyFileError
 
 def checkpoint_meta(env: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The metadata stored with a checkpoint trained on ``env`` (a ParlourEnv): its table and the version."""
-    return {**table_of(env), "package_version": package_version(), **(extra or {})}
+    return {**table_of(env).as_dict(), "package_version": package_version(), **(extra or {})}
 
 
 def save_checkpoint(model: Any, path: str | Path, meta: dict[str, Any]) -> Path:
@@ -133,7 +134,7 @@ class PickledCheckpointPolicy(TrainedPolicy):
     def __init__(
         self,
         path: str | Path,
-        table: dict[str, Any] | None = None,
+        table: Table | None = None,
         *,
         deterministic: bool = True,
         label: str | None = None,
