@@ -382,13 +382,13 @@ class ElevensesExpert(ElevensesHeuristic):
                 moves = [(a, b) for a in pos for b in pos if a != b and plates[a] > 0]
                 if not moves:
                     break
-                options = []
+                candidates = []
                 for a, b in moves:
                     trial = plates.copy()
                     trial[a] -= 1
                     trial[b] += 1
-                    options.append((self.value(view, trial, p), a, b))
-                v, a, b = max(options)
+                    candidates.append((self.value(view, trial, p), a, b))
+                v, a, b = max(candidates)
                 if number == rules.BISCUITS and v <= best:
                     break
                 plates[a] -= 1
@@ -484,7 +484,7 @@ def belief_features(observation: np.ndarray) -> np.ndarray:
 BELIEF_SIZE = POS + 2
 
 
-def options_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+def action_score_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
     """The expert's weighing of the legal actions at this decision, as numbers a network can take: per action, its
     score relative to the expert's best (1 for the best, falling by 1 per unit of score, 0 at a unit or more below
     it and for every action that is illegal or that the expert would never take), then a 1 for each action the
@@ -502,7 +502,7 @@ def options_features(observation: np.ndarray, action_mask: np.ndarray) -> np.nda
     return out.ravel()
 
 
-OPTIONS_SIZE = 2 * rules.NUM_ACTIONS
+ACTION_SCORES_SIZE = 2 * rules.NUM_ACTIONS
 
 
 class ElevensesReadout(FeatureReadout):
@@ -514,7 +514,7 @@ class ElevensesReadout(FeatureReadout):
     features = ("elevenses_options",)
 
     def scores(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        f = options_features(observation, action_mask).reshape(2, rules.NUM_ACTIONS)
+        f = action_score_features(observation, action_mask).reshape(2, rules.NUM_ACTIONS)
         return np.asarray(f[0] + f[1], float)
 
 
@@ -578,11 +578,13 @@ SPEC = GameSpec(
             "the expert's belief over the Murderer card(s), the chance of winning if the game ended now, the cube "
             "shaping score",
         ),
+        # The name is older than the rule that one word means one thing ("options" are the rule keywords): policy
+        # files record feature sets by name, so the published ones keep it.
         Features(
             "elevenses_options",
             GAMES,
-            OPTIONS_SIZE,
-            options_features,
+            ACTION_SCORES_SIZE,
+            action_score_features,
             "the expert's score of every legal action relative to its best, and the action(s) it would choose",
             uses_mask=True,
         ),

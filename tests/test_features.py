@@ -249,8 +249,8 @@ def test_elevenses_belief_is_a_distribution_over_the_murderer_cards(num_players:
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
-def test_elevenses_options_mark_the_experts_choice_among_the_legal_actions(num_players: int) -> None:
-    from parlour.baselines.elevenses import options_features
+def test_elevenses_action_scores_mark_the_experts_choice_among_the_legal_actions(num_players: int) -> None:
+    from parlour.baselines.elevenses import action_score_features
     from parlour.envs.elevenses import rules as ER
 
     env = make("elevenses_v0", num_players=num_players)
@@ -262,8 +262,8 @@ def test_elevenses_options_mark_the_experts_choice_among_the_legal_actions(num_p
         while not env.game_over:
             obs = env.observe(env.agent_selection)
             mask = obs["action_mask"].astype(bool)
-            rel, top = options_features(obs["observation"], obs["action_mask"]).reshape(2, ER.NUM_ACTIONS)
-            np.testing.assert_array_equal(options_features(obs["observation"], obs["action_mask"]), np.r_[rel, top])
+            rel, top = action_score_features(obs["observation"], obs["action_mask"]).reshape(2, ER.NUM_ACTIONS)
+            np.testing.assert_array_equal(action_score_features(obs["observation"], obs["action_mask"]), np.r_[rel, top])
             assert top.any() and not top[~mask].any() and not rel[~mask].any()  # only legal actions are marked
             np.testing.assert_array_equal(top > 0, rel == 1)  # the chosen ones are the best-scored
             action = expert.act(obs["observation"], obs["action_mask"], rng)

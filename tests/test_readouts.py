@@ -32,7 +32,7 @@ def _six(obs: np.ndarray, mask: np.ndarray, action: int) -> None:
 
 
 def _elevenses(obs: np.ndarray, mask: np.ndarray, action: int) -> None:
-    f = EB.options_features(obs, mask).reshape(2, ER.NUM_ACTIONS)
+    f = EB.action_score_features(obs, mask).reshape(2, ER.NUM_ACTIONS)
     if f[1].any():
         assert f[1][action] == 1.0  # an action the expert's scores put first
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from parlour.training.cli.common import add_trust_flag, at_least, env_id, resolve_all
+from parlour.training.cli.common import add_table_flags, add_trust_flag, at_least, env_id, resolve_all
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -20,7 +20,7 @@ def add_parser(sub: Subparsers) -> None:
     ac.add_argument("env", type=env_id, help="a lady_alice env id")
     ac.add_argument("--policies", required=True, help="comma-separated policies (any policy spec)")
     ac.add_argument("--opponents", required=True, help="comma-separated opponents: one table of each")
-    ac.add_argument("--players", type=int, default=4, help="number of players (default 4)")
+    add_table_flags(ac, option=False)
     ac.add_argument("--games", type=at_least(1), default=50, help="deals per table, once per seat (default 50)")
     ac.add_argument("--seed-set", default="v1", help="versioned evaluation deal set (default v1)")
     add_trust_flag(ac)

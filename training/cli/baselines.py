@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from parlour.training.cli.common import add_envs, add_scale_flags, at_least, chosen_envs
+from parlour.training.cli.common import (
+    add_envs,
+    add_output_flags,
+    add_scale_flags,
+    at_least,
+    chosen_envs,
+    has_training_extra,
+)
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -40,18 +47,13 @@ def add_parser(sub: Subparsers) -> None:
     bl.add_argument(
         "--jobs", type=at_least(1), default=2, help="training seeds run at a time, one process each (default 2)"
     )
-    bl.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_output_flags(bl)
     add_scale_flags(bl)
     bl.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from parlour.training import require_train_extra
-
-    try:
-        require_train_extra("parlour baselines")  # it reads the training configs, and trains
-    except ImportError as exc:
-        print(f"parlour baselines: {exc}", file=sys.stderr)
+    if not has_training_extra("parlour baselines"):  # it reads the training configs, and trains
         return 2
     from parlour.training.baselines_table import CHECKPOINTS, render
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from parlour.training.cli.common import add_envs, at_least, chosen_envs
+from parlour.training.cli.common import add_envs, add_table_flags, at_least, chosen_envs
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def add_parser(sub: Subparsers) -> None:
     b = sub.add_parser("bench", help="random-play steps per second, compared with PettingZoo's leduc_holdem_v4")
     add_envs(b, "--env")
-    b.add_argument("--players", type=int, default=None, help="number of players (default: each env's default)")
+    add_table_flags(b, None, option=False)
     b.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
     b.add_argument(
         "--train",

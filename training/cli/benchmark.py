@@ -6,7 +6,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from parlour.training.cli.common import POLICIES_HELP, add_scale_flags, add_trust_flag, at_least, env_id
+from parlour.training.cli.common import (
+    POLICIES_HELP,
+    add_output_flags,
+    add_scale_flags,
+    add_trust_flag,
+    at_least,
+    env_id,
+)
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -32,7 +39,7 @@ def add_parser(sub: Subparsers) -> None:
     )
     bm.add_argument("--out", default=None, help="folder for benchmark.json and benchmark.md")
     bm.add_argument("--compare", default=None, help="another benchmark.json to print beside (same scenario set only)")
-    bm.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_output_flags(bm)
     add_trust_flag(bm)
     add_scale_flags(bm)
     bm.set_defaults(func=run)

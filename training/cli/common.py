@@ -123,3 +123,37 @@ def add_scale_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ray-address", default="", help="Ray cluster to join (e.g. auto); default: a local Ray in this process"
     )
+
+
+def has_training_extra(command: str, *modules: str) -> bool:
+    """Whether the training extra (and ``modules``, imported now so that a missing dependency is one line, not a
+    traceback later) is installed; if not, print ``command``'s one-line refusal."""
+    import importlib
+
+    try:
+        from parlour.training import require_train_extra
+
+        require_train_extra(command)
+        for module in modules:
+            importlib.import_module(module)
+    except ImportError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def add_table_flags(parser: argparse.ArgumentParser, players: int | None = 4, *, option: bool = True) -> None:
+    """``--players`` (default ``players``; ``None``: the game's own) and, with ``option``, repeatable ``--option``."""
+    default = "the game's default" if players is None else str(players)
+    parser.add_argument("--players", type=int, default=players, help=f"number of players (default {default})")
+    if option:
+        parser.add_argument("--option", action="append", help="a rule keyword of the game, key=value (repeatable)")
+
+
+def add_output_flags(parser: argparse.ArgumentParser, *, records: bool = False) -> None:
+    """``--no-progress`` and, with ``records``, ``--records FOLDER`` (every game's record, for ``parlour replay``)."""
+    if records:
+        parser.add_argument(
+            "--records", default=None, help="save every game's record in this folder (parlour replay reads them)"
+        )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 from parlour.training.cli.common import (
     POLICIES_HELP,
+    add_output_flags,
     add_scale_flags,
+    add_table_flags,
     add_trust_flag,
     at_least,
     env_id,
@@ -26,17 +28,13 @@ def add_parser(sub: Subparsers) -> None:
     e.add_argument("env", type=env_id, help="environment id")
     e.add_argument("--policies", required=True, help=POLICIES_HELP)
     e.add_argument("--opponents", default=None, help="comma-separated opponents (default: the policies: cross-play)")
-    e.add_argument("--players", type=int, default=4, help="number of players (default 4)")
     e.add_argument(
         "--games", type=at_least(1), default=200, help="deals per matchup, each played once per seat (default 200)"
     )
     e.add_argument("--seed-set", default="v1", help="versioned evaluation deal set (default v1)")
-    e.add_argument("--option", action="append", help="a rule keyword of the game, key=value (repeatable)")
+    add_table_flags(e)
     e.add_argument("--out", default=None, help="folder for evaluation.json and evaluation.md")
-    e.add_argument(
-        "--records", default=None, help="save every game's record in this folder (parlour replay reads them)"
-    )
-    e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_output_flags(e, records=True)
     add_trust_flag(e)
     add_scale_flags(e)
     e.set_defaults(func=run)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from parlour.training.cli.common import add_trust_flag
+from parlour.training.cli.common import add_trust_flag, has_training_extra
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -28,14 +28,10 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    try:
-        from parlour.training import require_train_extra
-
-        require_train_extra("parlour export")
-        from parlour.training.policies import export_zip
-    except ImportError as exc:
-        print(f"parlour export: {exc}", file=sys.stderr)
+    if not has_training_extra("parlour export", "parlour.training.policies"):
         return 2
+    from parlour.training.policies import export_zip
+
     try:
         path = export_zip(args.source, args.target)
     except ValueError as exc:

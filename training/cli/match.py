@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from parlour.training.cli.common import POLICIES_HELP, add_scale_flags, add_trust_flag, at_least, env_id
+from parlour.training.cli.common import (
+    POLICIES_HELP,
+    add_output_flags,
+    add_scale_flags,
+    add_table_flags,
+    add_trust_flag,
+    at_least,
+    env_id,
+)
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -24,14 +32,11 @@ def add_parser(sub: Subparsers) -> None:
         default=None,
         help=f"{POLICIES_HELP} (default: every non-oracle bot and shipped policy that fits the table)",
     )
-    m.add_argument("--players", type=int, default=4, help="number of players (default 4)")
+    add_table_flags(m, option=False)
     m.add_argument("--games", type=at_least(1), default=200, help="number of games (default 200)")
     m.add_argument("--seed", type=int, default=0, help="match seed: fixes every deal and every bot's choices")
     m.add_argument("--json", default=None, help="also write the rows to this JSON file")
-    m.add_argument(
-        "--records", default=None, help="save every game's record in this folder (parlour replay reads them)"
-    )
-    m.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_output_flags(m, records=True)
     add_trust_flag(m)
     add_scale_flags(m)
     m.set_defaults(func=run)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from parlour.training.cli.common import add_trust_flag, env_id, parse_options
+from parlour.training.cli.common import add_table_flags, add_trust_flag, env_id, parse_options
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("play", help="take a seat yourself against bots or trained policies, in the terminal")
     p.add_argument("env", type=env_id, help="environment id")
-    p.add_argument("--players", type=int, default=None, help="number of players (default: the game's default)")
+    add_table_flags(p, None, option=False)
     p.add_argument("--seat", type=int, default=None, help="your seat, 0-based (default: drawn)")
     p.add_argument(
         "--opponents",

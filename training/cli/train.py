@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from parlour.training.cli.common import executable
+from parlour.training.cli.common import add_output_flags, executable, has_training_extra
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -54,20 +54,12 @@ def add_parser(sub: Subparsers) -> None:
         help="trust what can run code: SB3 *.zip opponents, and on --resume a run folder's own trust_pickle, the "
         "Python files its config names and an SB3 zip checkpoint of an earlier Parlour (only for runs you trust)",
     )
-    t.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_output_flags(t)
     t.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from parlour.training import require_train_extra
-
-        require_train_extra("parlour train")
-        # imported now, so that a missing training dependency is one line, not a traceback
-        import parlour.training.config  # noqa: F401
-        import parlour.training.train  # noqa: F401
-    except ImportError as exc:
-        print(f"parlour train: {exc}", file=sys.stderr)
+    if not has_training_extra("parlour train", "parlour.training.config", "parlour.training.train"):
         return 2
     config, overrides = args.config, list(args.overrides)
     if config is not None and "=" in config and not config.endswith((".yaml", ".yml")):
