@@ -362,5 +362,5 @@ SPEC = GameSpec(
     ),
     benchmark={"v1": BenchmarkTable(4, ("random", "lady_alice_heuristic", "lady_alice_expert"), 50)},
     # how often a policy's accusations are right, and made while another solution was possible (parlour accusations)
-    analyses={"accusations": "parlour.training.deduction:accusation_table"},
+    analyses={"accusations": "parlour.training.analyses.lady_alice_accusations"},
 )

@@ -46,6 +46,6 @@ class GameSpec:
     features: tuple[Features, ...] = ()
     #: The game's benchmark scenario in each published scenario set, by version.
     benchmark: Mapping[str, BenchmarkTable] = field(default_factory=dict)
-    #: Analyses of recorded games this game offers: name -> ``module:function`` (named, not imported: the analyses
-    #: live on the training side), e.g. Lady Alice's accusations.
+    #: Analyses of recorded games this game offers: name -> module (named, not imported: the analyses live on the
+    #: training side; :mod:`parlour.training.analyses` says what such a module offers), e.g. Lady Alice's accusations.
     analyses: Mapping[str, str] = field(default_factory=dict)

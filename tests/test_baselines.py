@@ -219,13 +219,14 @@ def test_every_game_declares_its_bots_beside_them() -> None:
         B.GAME_SPECS["six_suspects"].bots = ()  # type: ignore[misc]  # frozen
 
 
-def test_an_analysis_a_game_declares_names_a_function_that_exists() -> None:
-    import importlib
-
+def test_an_analysis_a_game_declares_is_a_module_with_a_table_and_its_format() -> None:
     import parlour.baselines as B
+    from parlour.training.analyses import analysis, offering
 
     found = {name: a for name, g in B.GAME_SPECS.items() for a in g.analyses.values()}
-    assert found == {"lady_alice": "parlour.training.deduction:accusation_table"}
-    for target in found.values():
-        module, _, function = target.partition(":")
-        assert callable(getattr(importlib.import_module(module), function))
+    assert found == {"lady_alice": "parlour.training.analyses.lady_alice_accusations"}
+    assert offering("accusations") == ["lady_alice_v0", "lady_alice_v1"]
+    module = analysis("lady_alice_v1", "accusations")
+    assert callable(module.table) and callable(module.format_table)
+    with pytest.raises(ValueError, match=r"six_suspects_v0 has no accusations analysis: expected one of \['lady_alice"):
+        analysis("six_suspects_v0", "accusations")

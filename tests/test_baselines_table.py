@@ -219,7 +219,10 @@ def test_accusations_are_reported_for_lady_alice_and_refused_elsewhere(
 
     spec = tiny_project / "configs" / "six_suspects" / "baselines.yaml"
     spec.write_text(spec.read_text() + "accusations: true\n")
-    with pytest.raises(ConfigError, match="accusations: true is for Lady Alice envs only"):
+    with pytest.raises(
+        ConfigError,
+        match=r"accusations: true is for the games that offer the analysis \(\['lady_alice_v0', 'lady_alice_v1'\]",
+    ):
         regenerate(None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c")
     spec.unlink()
 

@@ -263,7 +263,9 @@ def test_elevenses_action_scores_mark_the_experts_choice_among_the_legal_actions
             obs = env.observe(env.agent_selection)
             mask = obs["action_mask"].astype(bool)
             rel, top = action_score_features(obs["observation"], obs["action_mask"]).reshape(2, ER.NUM_ACTIONS)
-            np.testing.assert_array_equal(action_score_features(obs["observation"], obs["action_mask"]), np.r_[rel, top])
+            np.testing.assert_array_equal(
+                action_score_features(obs["observation"], obs["action_mask"]), np.r_[rel, top]
+            )
             assert top.any() and not top[~mask].any() and not rel[~mask].any()  # only legal actions are marked
             np.testing.assert_array_equal(top > 0, rel == 1)  # the chosen ones are the best-scored
             action = expert.act(obs["observation"], obs["action_mask"], rng)
@@ -299,10 +301,10 @@ class Reckless(Policy):
 
 
 def test_accusation_report_tells_sure_and_right_accusations_from_reckless_ones() -> None:
-    from parlour.training.deduction import accusation_table
+    from parlour.training.analyses import analysis
 
     expert, heuristic = make_bot("lady_alice_expert", LA), make_bot("lady_alice_heuristic", LA)
-    rows = accusation_table(LA, [expert, Reckless()], [heuristic], num_players=4, games=6)
+    rows = analysis(LA, "accusations").table(LA, [expert, Reckless()], [heuristic], num_players=4, games=6)
     by = {r["policy"]: r for r in rows}
     assert by["lady_alice_expert"]["accusations"] > 0
     assert by["lady_alice_expert"]["right"] == 1.0 and by["lady_alice_expert"]["unsure"] == 0.0

@@ -65,7 +65,7 @@ class BaselineSpec:
     #: Sentences printed under the game's table (what a reader must know that the figures do not say).
     notes: list[str] = field(default_factory=list)
     #: Lady Alice: also report each seed's and each reference bot's accusations at every table (how often they are
-    #: right, how often made while another solution was still possible; :mod:`parlour.training.deduction`).
+    #: right, how often made while another solution was still possible; :mod:`parlour.training.analyses`).
     accusations: bool = False
     #: The game's rl track and exploitability table (absent: not published for this game).
     rl: RLSpec | None = None
@@ -119,17 +119,10 @@ class ExploitSpec:
     notes: list[str] = field(default_factory=list)
 
 
-def _analyses(env_name: str) -> dict[str, Any]:
-    """The analyses of recorded games the game of ``env_name`` declares (its GameSpec's ``analyses``)."""
-    from parlour.baselines import game_spec
-
-    spec = game_spec(env_name)
-    return dict(spec.analyses) if spec is not None else {}
-
-
 def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
     from omegaconf import OmegaConf
 
+    from parlour.training.analyses import offering
     from parlour.training.config import ConfigError
 
     out = {}
@@ -142,8 +135,11 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
             raise ConfigError(f"{path}: {str(exc).splitlines()[0]}") from None
         if spec.shipped_seed not in spec.seeds:
             raise ConfigError(f"{path}: shipped_seed={spec.shipped_seed} is not one of seeds={spec.seeds}")
-        if spec.accusations and "accusations" not in _analyses(spec.env):
-            raise ConfigError(f"{path}: accusations: true is for Lady Alice envs only ({spec.env} has no accusations)")
+        if spec.accusations and spec.env not in offering("accusations"):
+            raise ConfigError(
+                f"{path}: accusations: true is for the games that offer the analysis ({offering('accusations')}; "
+                f"{spec.env} has no accusations)"
+            )
         if spec.rl is not None:
             rl = spec.rl
             if not rl.algorithms:
@@ -375,12 +371,12 @@ def evaluate_game(
         for k, p in zip(seeds, trained, strict=True)
     ]
     if spec.accusations:
-        from parlour.training.deduction import accusation_table
+        from parlour.training.analyses import analysis
         from parlour.training.scenarios import resolve_opponents
 
         refs = _reference_bots([b.name for b in bots]) or ()
         bots_of_note = [b for b in bots if b.name in refs]
-        report["accusations"] = accusation_table(
+        report["accusations"] = analysis(env_name, "accusations").table(
             env_name,
             [*trained, *bots_of_note],
             resolve_opponents(sc),
@@ -668,14 +664,14 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
         ]
     lines += _render_goal(r)
     if r.get("accusations"):
-        from parlour.training.deduction import format_accusations
+        from parlour.training.analyses import analysis
 
         lines += [
             "**Accusations** (the same deals and seats, replayed from the games' records; *right*: the verdict showed "
             "every smile; *made unsure*: at the moment of accusing, the seat's information still allowed another "
             "solution):",
             "",
-            format_accusations(r["accusations"]),
+            analysis(r["env"], "accusations").format_table(r["accusations"]),
             "",
         ]
     times = ", ".join(

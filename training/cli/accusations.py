@@ -17,7 +17,7 @@ def add_parser(sub: Subparsers) -> None:
         "accusations",
         help="Lady Alice: how often each policy's accusations are right, and how often it accused unsure",
     )
-    ac.add_argument("env", type=env_id, help="a lady_alice env id")
+    ac.add_argument("env", type=env_id, help="the env id of a game that offers the accusations analysis (Lady Alice)")
     ac.add_argument("--policies", required=True, help="comma-separated policies (any policy spec)")
     ac.add_argument("--opponents", required=True, help="comma-separated opponents: one table of each")
     add_table_flags(ac, option=False)
@@ -28,19 +28,21 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parlour.training.deduction import accusation_table, format_accusations
+    from parlour.training.analyses import analysis
 
-    if not args.env.startswith("lady_alice_"):
-        print(f"parlour accusations: {args.env} has no accusations: expected a lady_alice env", file=sys.stderr)
+    try:
+        accusations = analysis(args.env, "accusations")
+    except ValueError as exc:
+        print(f"parlour accusations: {exc}", file=sys.stderr)
         return 2
     try:
         policies = resolve_all(args.policies.split(","), args, {})
         opponents = resolve_all(args.opponents.split(","), args, {})
-        rows = accusation_table(
+        rows = accusations.table(
             args.env, policies, opponents, num_players=args.players, games=args.games, seed_set=args.seed_set
         )
     except (ValueError, ImportError) as exc:
         print(f"parlour accusations: {exc}", file=sys.stderr)
         return 2
-    print(format_accusations(rows))
+    print(accusations.format_table(rows))
     return 0

@@ -1,4 +1,4 @@
-"""Lady Alice accusations, read back from game records: are a policy's accusations right, and were they sure?
+"""Lady Alice's ``accusations`` analysis (declared in its GameSpec): accusations read back from game records: are a policy's accusations right, and were they sure?
 
 An accusation is *right* when its verdict shows every smile (the accuser wins). It was *sure* when, at the moment
 the seat chose to accuse, every solution consistent with what that seat knew agreed on a winning accusation (the
@@ -73,7 +73,7 @@ def read_accusations(games: Iterable[tuple[dict[str, Any], int]], policy: str) -
     return out
 
 
-def format_accusations(rows: list[dict[str, Any]]) -> str:
+def format_table(rows: list[dict[str, Any]]) -> str:
     def pct(v: float | None) -> str:
         return "—" if v is None else f"{v:.3f}"
 
@@ -89,7 +89,7 @@ def format_accusations(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def accusation_table(
+def table(
     env_name: str,
     policies: Sequence[Policy],
     opponents: Sequence[Policy],
