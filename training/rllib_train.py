@@ -127,6 +127,7 @@ def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]
     import torch
 
     from parlour.training.train import (
+        FINAL_REPORT,
         POLICY_STEM,
         TrainingStopped,
         _previous_metrics,
@@ -218,4 +219,4 @@ def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]
         "final_eval": dict(report["policies"]) if report is not None else None,
     }
     _write_metrics(run, metrics)
-    return metrics
+    return {**metrics, FINAL_REPORT: report}  # the whole report for the caller to print; metrics.json keeps rates

@@ -54,6 +54,9 @@ from parlour.training.trainers import Session, trainer_for
 CHECKPOINT_NAME = "latest"
 #: The trained policy as a safe policy file in the run folder: ``policy.json`` + ``policy.safetensors``.
 POLICY_STEM = "policy"
+#: The key of a trainer's returned metrics that holds the final evaluation's whole report (not written to
+#: ``metrics.json``, which keeps its win rates; the report itself is ``final_eval.json``).
+FINAL_REPORT = "final_report"
 #: The clone's policy file (behaviour cloning alone, before PPO) in a run that imitates a teacher.
 CLONE_STEM = "clone"
 
@@ -751,7 +754,7 @@ def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
         "final_eval": dict(report["policies"]) if report is not None else None,
     }
     _write_metrics(run, metrics)
-    return metrics
+    return {**metrics, FINAL_REPORT: report}  # the whole report for the caller to print; metrics.json keeps rates
 
 
 def new_session(run: Path) -> Path:

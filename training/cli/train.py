@@ -179,7 +179,11 @@ def _print_summary(run: Path, metrics: dict[str, Any]) -> None:
         + (f", environment {100 * env_share:.0f}% of the time" if env_share is not None else "")
         + ")\n"
     )
-    print((run / "final_eval.md").read_text())
+    from parlour.training.evaluation.matchups import format_report
+    from parlour.training.train import FINAL_REPORT
+
+    if metrics.get(FINAL_REPORT) is not None:
+        print(format_report(metrics[FINAL_REPORT]))
 
 
 def _train_seeds(args: argparse.Namespace, config: str | None, overrides: list[str], command: str) -> int:
