@@ -1,0 +1,62 @@
+"""Batched, jittable cores of the games in JAX (``pip install parlour[jax]``): the same rules as the scalar envs,
+as pure functions of a fixed-shape state, for ``jax.vmap``/``jax.jit`` over thousands of games at once.
+
+The folder is ``jax_core``, never ``jax``: a folder named ``jax`` on the import path would shadow the library.
+
+Each game's module (``parlour.envs.jax_core.<game>``) offers ``make_core(num_players, **options) -> Core`` for every
+player count and rule keyword its scalar env supports (a keyword it cannot express is refused by name), and
+``from_rules(rules_state, core) -> State``: the JAX state of a scalar env's rules state (NumPy side; it is how the
+lock-step checks give both implementations the same deal). A :class:`Core` bundles:
+
+- ``init(key) -> State``: a new game, every random draw from ``key``;
+- ``step(state, action) -> State``: one action of the seat to act (``state.current_player``), with per-seat
+  ``state.rewards`` of that step and ``state.terminated``; a step of a finished game changes nothing;
+- ``observe(state, seat) -> float32[obs_size]``: exactly the scalar env's observation vector for ``seat``;
+- ``legal_mask(state) -> bool[num_actions]``: the acting seat's legal actions (all False once the game is over);
+- ``state_vector(state) -> float32[state_size]``: the scalar env's ``state()`` vector.
+
+The lock-step check (:mod:`parlour.envs.jax_core.lockstep`) plays the scalar env and the core side by side.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+#: Env id -> the module of its JAX core.
+CORES: dict[str, str] = {
+    "six_suspects_v0": "parlour.envs.jax_core.six_suspects",
+}
+
+
+class Core(NamedTuple):
+    """One game's functional core at one table (player count and rule keywords fixed)."""
+
+    env_id: str
+    num_players: int
+    num_actions: int
+    obs_size: int
+    state_size: int
+    init: Callable[[Any], Any]
+    step: Callable[[Any, Any], Any]
+    observe: Callable[[Any, Any], Any]
+    legal_mask: Callable[[Any], Any]
+    state_vector: Callable[[Any], Any]
+
+
+def module(env_id: str) -> Any:
+    """The module of ``env_id``'s JAX core (``ValueError`` naming those that have one)."""
+    if env_id not in CORES:
+        raise ValueError(f"no JAX core for {env_id!r}: expected one of {sorted(CORES)}")
+    return importlib.import_module(CORES[env_id])
+
+
+def make_core(env_id: str, num_players: int | None = None, **options: Any) -> Core:
+    """The JAX core of ``env_id`` for ``num_players`` (default: the scalar env's) and rule keywords ``options``."""
+    if num_players is None:
+        from parlour.envs import make
+
+        num_players = make(env_id).num_players
+    core: Core = module(env_id).make_core(num_players, **options)
+    return core
