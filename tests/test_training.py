@@ -158,7 +158,7 @@ def test_config_types_and_overrides() -> None:
 CONFIG_ERRORS = [
     (["train.total_steps=5"], r"unknown key 'train.total_steps'; allowed keys here: \['total_timesteps', 'n_envs'"),
     (["colour=red"], r"unknown key 'colour'; allowed keys here: \['trainer', 'game', 'learner', 'opponents'"),
-    (["trainer=tensorflow"], r"trainer='tensorflow' is not valid: expected one of \['sb3', 'rllib'\]"),
+    (["trainer=tensorflow"], r"trainer='tensorflow' is not valid: expected one of \['sb3', 'rllib', 'jax'\]"),
     (["rllib.num_env_runners=-1"], r"rllib.num_env_runners=-1 is out of range"),
     (["rllib.workers=2"], r"unknown key 'rllib.workers'; allowed keys here: \['ray_address', 'num_env_runners'\]"),
     (["opponents=[self]"], r"opponents: 'self' needs at least one other opponent .*with trainer: rllib"),
@@ -456,10 +456,10 @@ def test_exploit_trains_best_responses_and_reports_them_beside_the_policy_and_ch
 def test_every_trainer_registers_behind_one_protocol_and_refuses_what_it_cannot_train() -> None:
     from parlour.training.trainers import TRAINERS, trainer_for
 
-    assert list(TRAINERS) == ["sb3", "rllib"]
+    assert list(TRAINERS) == ["sb3", "rllib", "jax"]
     for name, trainer in TRAINERS.items():
         assert trainer.name == name and callable(trainer.check) and callable(trainer.train)
-    with pytest.raises(ConfigError, match=r"trainer='jax' is not valid: expected one of \['sb3', 'rllib'\]"):
-        trainer_for("jax")
+    with pytest.raises(ConfigError, match=r"trainer='tf' is not valid: expected one of \['sb3', 'rllib', 'jax'\]"):
+        trainer_for("tf")
     with pytest.raises(ConfigError, match=r"trainer='nope' is not valid"):
         load_config(CONFIG, ["trainer=nope"])

@@ -23,6 +23,8 @@ from parlour.baselines.policy_file import RL_REWARDS, TRACKS, rl_track_problems
 
 #: Opponent-pool entry that stands for snapshots of the learner (the self-play league).
 SELF_PLAY = "self"
+#: ``train.vec_env`` values (see :class:`TrainBudget`).
+VEC_ENVS = ("dummy", "subproc", "jax")
 #: ``opponent_draw`` values (see :class:`TrainConfig`).
 OPPONENT_DRAWS = ("seat", "table")
 #: ``ppo.activation`` values (names of ``torch.nn`` modules).
@@ -103,7 +105,8 @@ class PretrainConfig:
 class TrainBudget:
     total_timesteps: int = 200_000
     n_envs: int = 8
-    #: ``dummy`` (one process) or ``subproc`` (one process per env).
+    #: ``dummy`` (one process), ``subproc`` (one process per env) or ``jax`` (every game in one jitted call on the
+    #: game's JAX core, with batched bots: :mod:`parlour.training.jax_vec_env`).
     vec_env: str = "dummy"
     checkpoint_every: int = 50_000
     #: Steps between periodic evaluations (0: none).
@@ -476,8 +479,8 @@ def _check_numbers(cfg: TrainConfig) -> None:
     ):
         if not low <= value <= MAX_COUNT:
             raise ConfigError(f"{name}={value} is out of range: expected an integer in [{low}, 2**53 = {MAX_COUNT:,}]")
-    if budget.vec_env not in ("dummy", "subproc"):
-        raise ConfigError(f"train.vec_env={budget.vec_env!r} is not valid: expected one of ['dummy', 'subproc']")
+    if budget.vec_env not in VEC_ENVS:
+        raise ConfigError(f"train.vec_env={budget.vec_env!r} is not valid: expected one of {list(VEC_ENVS)}")
     if not 0 < cfg.ppo.learning_rate < 1:
         raise ConfigError(f"ppo.learning_rate={cfg.ppo.learning_rate} is out of range: expected a number in (0, 1)")
     if not 0 < cfg.pretrain.learning_rate < 1:

@@ -188,6 +188,28 @@ def _make_env_fn(cfg: TrainConfig, index: int, snapshots: list[Path], seed: int)
     return thunk
 
 
+def _vec_env(cfg: TrainConfig, snapshots: list[Path]) -> Any:
+    """The learner's ``train.n_envs`` games: scalar envs in this process or one each, or a batch on the JAX core."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    if cfg.train.vec_env == "jax":
+        from parlour.training.jax_vec_env import sb3_vec_env
+
+        seat = _learner_seat(cfg)
+        return sb3_vec_env(
+            cfg.game.name,
+            cfg.train.n_envs,
+            num_players=cfg.game.num_players,
+            options=dict(cfg.game.options),
+            opponents=list(cfg.opponents),
+            learner_seat=None if seat == "random" else int(seat),
+            opponent_draw=cfg.opponent_draw,
+            seed=cfg.seed,
+        )
+    fns = [_make_env_fn(cfg, i, snapshots, cfg.seed) for i in range(cfg.train.n_envs)]
+    return SubprocVecEnv(fns) if cfg.train.vec_env == "subproc" else DummyVecEnv(fns)
+
+
 def _timed_vec_env(venv: Any) -> Any:
     """Wrap a VecEnv so that the seconds spent stepping and resetting environments are counted."""
     from stable_baselines3.common.vec_env import VecEnvWrapper
@@ -660,7 +682,7 @@ def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
     behaviour cloning when the config names a teacher."""
     import torch
     from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+    from stable_baselines3.common.vec_env import VecMonitor
 
     from parlour.training.callbacks import PeriodicCallback
 
@@ -676,8 +698,7 @@ def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
     )
 
     snapshots = sorted((run / "snapshots").glob("snap_*.json"))
-    fns = [_make_env_fn(cfg, i, snapshots, cfg.seed) for i in range(cfg.train.n_envs)]
-    base = SubprocVecEnv(fns) if cfg.train.vec_env == "subproc" else DummyVecEnv(fns)
+    base = _vec_env(cfg, snapshots)
     venv = _timed_vec_env(VecMonitor(base))
 
     latest = run / "checkpoints" / CHECKPOINT_NAME

@@ -4,9 +4,12 @@ as pure functions of a fixed-shape state, for ``jax.vmap``/``jax.jit`` over thou
 The folder is ``jax_core``, never ``jax``: a folder named ``jax`` on the import path would shadow the library.
 
 Each game's module (``parlour.envs.jax_core.<game>``) offers ``make_core(num_players, **options) -> Core`` for every
-player count and rule keyword its scalar env supports (a keyword it cannot express is refused by name), and
-``from_rules(rules_state, core) -> State``: the JAX state of a scalar env's rules state (NumPy side; it is how the
-lock-step checks give both implementations the same deal). A :class:`Core` bundles:
+player count and rule keyword its scalar env supports (a keyword it cannot express is refused by name);
+``from_rules(rules_state, core) -> State``: the JAX state of a scalar env's rules state (it is how the lock-step
+checks give both implementations the same deal); ``deal_number(rules_state)`` and ``DEAL_FIELDS``: which deal of its
+episode a scalar state is on, and the state fields that hold a deal (copied into the core when the scalar env deals
+anew mid-episode); ``VARIANTS``: rule-keyword sets the lock-step checks cover besides the defaults. A :class:`Core`
+bundles:
 
 - ``init(key) -> State``: a new game, every random draw from ``key``;
 - ``step(state, action) -> State``: one action of the seat to act (``state.current_player``), with per-seat
@@ -54,9 +57,10 @@ def module(env_id: str) -> Any:
 
 def make_core(env_id: str, num_players: int | None = None, **options: Any) -> Core:
     """The JAX core of ``env_id`` for ``num_players`` (default: the scalar env's) and rule keywords ``options``."""
+    mod = module(env_id)
     if num_players is None:
         from parlour.envs import make
 
         num_players = make(env_id).num_players
-    core: Core = module(env_id).make_core(num_players, **options)
+    core: Core = mod.make_core(num_players, **options)
     return core

@@ -40,11 +40,15 @@ class SeatState(NamedTuple):
 
 class Transition(NamedTuple):
     state: SeatState
+    #: The learner's observation and mask to act on (the next episode's after an episode ended).
     observation: jax.Array
     mask: jax.Array
     reward: jax.Array
     terminated: jax.Array
     truncated: jax.Array
+    #: The learner's observation where the transition left the game, before any autoreset (a learner that
+    #: bootstraps a truncated episode's value reads it).
+    final_observation: jax.Array
 
 
 def _over(game: Any) -> jax.Array:
@@ -138,7 +142,8 @@ class SingleSeat:
         game, more = self._play_opponents(game, state.seat, state.opponents, k_play)
         terminated, truncated = game.terminated, game.truncated
         done = _over(game)
+        final = self.core.observe(game, state.seat)
         carried = state._replace(game=game, key=key)
         nxt = jax.lax.cond(done, lambda: self._deal(k_next), lambda: carried)
         obs, mask = self._view(nxt)
-        return Transition(nxt, obs, mask, earned + more, terminated, truncated)
+        return Transition(nxt, obs, mask, earned + more, terminated, truncated, final)

@@ -2,8 +2,8 @@
 
 A trainer says which configs it can train (:meth:`Trainer.check`, called by the config's validation with the
 trainer-specific refusals kept beside the trainer) and trains one (:meth:`Trainer.train`, called by
-:func:`parlour.training.train.train` once the run folder is ready). SB3 (MaskablePPO) and RLlib register here; a new
-trainer is a module with a class like theirs and one line in :data:`TRAINERS`.
+:func:`parlour.training.train.train` once the run folder is ready). SB3 (MaskablePPO), RLlib and the jitted JAX
+PPO register here; a new trainer is a module with a class like theirs and one line in :func:`_registered`.
 """
 
 from __future__ import annotations
@@ -46,10 +46,11 @@ class Trainer(Protocol):
 
 
 def _registered() -> dict[str, Trainer]:
+    from parlour.training.trainers.jax import JaxTrainer
     from parlour.training.trainers.rllib import RLlibTrainer
     from parlour.training.trainers.sb3 import SB3Trainer
 
-    return {t.name: t for t in (SB3Trainer(), RLlibTrainer())}
+    return {t.name: t for t in (SB3Trainer(), RLlibTrainer(), JaxTrainer())}
 
 
 #: ``trainer:`` value -> trainer, in the order the messages list them.

@@ -22,8 +22,35 @@ class SB3Trainer:
                 "opponents: 'self' needs at least one other opponent to play before the first snapshot (with "
                 "trainer: rllib, opponents: [self] is parameter-shared self-play)"
             )
+        if cfg.train.vec_env == "jax":
+            _check_jax_vec_env(cfg)
 
     def train(self, cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         from parlour.training.train import train_sb3
 
         return train_sb3(cfg, run, session)
+
+
+def _check_jax_vec_env(cfg: TrainConfig) -> None:
+    """``train.vec_env: jax`` plays every game on the game's JAX core with batched bots: refuse what it cannot."""
+    from parlour.training.config import ConfigError
+
+    try:
+        from parlour.baselines.jax_bots import bots
+        from parlour.envs.jax_core import make_core
+    except ImportError as exc:
+        raise ConfigError(f"train.vec_env=jax needs JAX (pip install parlour[jax]): {exc}") from None
+    try:
+        make_core(cfg.game.name, cfg.game.num_players, **cfg.game.options)
+    except ValueError as exc:
+        raise ConfigError(f"train.vec_env=jax: {exc}") from None
+    batched = sorted(bots(cfg.game.name))
+    missing = [o for o in cfg.opponents if o not in batched]
+    if missing:
+        raise ConfigError(
+            f"train.vec_env=jax plays opponents as batched bots, and {missing} have none: expected opponents from "
+            f"{batched} (snapshots of the learner, trained policies and the expert play in the scalar env only)"
+        )
+    for what, used in (("ppo.features", cfg.ppo.features), ("ppo.observation_fields", cfg.ppo.observation_fields)):
+        if used:
+            raise ConfigError(f"train.vec_env=jax reads the core's observation as it is: {what} must be empty")

@@ -1,0 +1,360 @@
+"""6 Suspects as a batched, jittable core (:mod:`parlour.envs.jax_core`): the rules of
+:mod:`parlour.envs.six_suspects.rules` as pure functions of a fixed-shape state, for every player count (2–8) and
+every rule keyword but one.
+
+What differs structurally from the scalar implementation:
+
+- **The queues are arithmetic.** The scalar rules keep a list of the seats still to play their last turn or to vote;
+  both go clockwise without gaps, so the core keeps none: the last turns end when the next seat is the announcer's,
+  the vote when every seat has voted.
+- **Copy chains by pointer doubling.** The Torches and the Mirror form a pointer graph (as in
+  :func:`~parlour.envs.six_suspects.rules.culprits_many`); four doubling steps follow every chain to its end or
+  find its loop.
+- **Observations are one gather from a source vector**, exactly as the scalar env hands them out: the core builds
+  the env's source (:data:`~parlour.envs.six_suspects.env.SOURCE_LAYOUT`) from its state and reads each seat's
+  observation through the env's own gather index, so field order and seat rotation cannot drift. Every float it
+  writes (a count ÷ the turn cap, a score ÷ the maximum games) is looked up in a table computed in NumPy as the
+  scalar env computes it, so the vectors agree bit for bit.
+- **Deals come from ``key``** (a shuffle by ranking uniform draws); the scalar env draws from its own generator, so a
+  lock-step check hands the core the scalar deal (:data:`DEAL_FIELDS`).
+- **Legal actions only.** ``step`` assumes a legal action (the learner masks; the opponents choose among legal
+  actions); the scalar env's ``illegal_action`` keyword has no counterpart.
+- **Refused:** ``reward="expected"``: its value is a mean over the card arrangements consistent with a seat's view,
+  enumerated up to 6! of them and sampled beyond with NumPy's generator seeded by the seen cards; a fixed-size JAX
+  version would be a different reward. The driver's ``max_turns`` cap is supported.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from parlour.envs.jax_core import Core
+from parlour.envs.layout import state_from_source
+from parlour.envs.six_suspects import rules
+from parlour.envs.six_suspects.env import MAX_PLAYERS, SOURCE_LAYOUT, STATE_LAYOUT, _gather_index
+
+ENV_ID = "six_suspects_v0"
+P = rules.NUM_POSITIONS
+C = rules.NUM_CARDS
+#: The rule keywords a core refuses, with the reason (``make_core`` names it).
+REFUSED = {("reward", "expected"): "its value is sampled with NumPy's generator beyond 6! arrangements"}
+#: Rule-keyword sets the lock-step checks cover besides the defaults (every keyword, each away from its default).
+VARIANTS: tuple[dict[str, Any], ...] = (
+    {"num_games": 3, "reward": "win", "table_announcement_turns": 4},
+    {"num_games": 2, "max_tiebreak_games": 0, "reward": "score", "rotate_start": False, "start_seat": 1},
+    {"plain_values": (9, 1, 2, 3, 4, 0), "max_turns": 30},
+)
+#: The fields of :class:`State` that hold the deal (a lock-step check copies the scalar deal into them).
+DEAL_FIELDS = ("layout",)
+
+_LEFT = np.array([rules.left_of(p) for p in range(P)], np.int32)
+_RIGHT = np.array([rules.right_of(p) for p in range(P)], np.int32)
+_MATE = np.array([rules.other_in_column(p) for p in range(P)], np.int32)
+
+
+class State(NamedTuple):
+    """One table (per-seat arrays have ``num_players`` rows)."""
+
+    layout: jax.Array  # int32[12]: card id at each position
+    peeks: jax.Array  # int32[n, 12]: peeks per seat and position this game
+    last_peek: jax.Array  # int32[n]: -1 none yet
+    turns_each: jax.Array  # int32[n]: turns this game
+    votes: jax.Array  # int32[n]: -1 not yet
+    scores: jax.Array  # int32[n]: match points
+    phase: jax.Array  # int32: rules.PEEK .. rules.OVER
+    announcer: jax.Array  # int32: seat, rules.TABLE or rules.NO_ANNOUNCER
+    current: jax.Array  # int32: the seat to act (kept once the match is over)
+    game_index: jax.Array  # int32: games finished in this match
+    turns: jax.Array  # int32: turns taken in the whole match (the driver's max_turns counts them)
+    peek_phase_turns: jax.Array  # int32: turns of this game's peek phase
+    key: jax.Array  # the deals of later games
+    current_player: jax.Array  # int32: the seat to act, -1 once over
+    rewards: jax.Array  # float32[n]: what the last step paid each seat
+    terminated: jax.Array  # bool
+    truncated: jax.Array  # bool
+
+
+def _scaled(count: int, scale: float) -> np.ndarray:
+    """``k * scale`` for ``k = 0 .. count-1`` as the scalar env stores it (Python floats rounded to float32)."""
+    return np.array([k * scale for k in range(count)], np.float64).astype(np.float32)
+
+
+def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: Any) -> Core:
+    """The core for ``num_players`` seats and the rule keywords ``options`` (those of ``six_suspects_v0``)."""
+    for (name, value), why in REFUSED.items():
+        if options.get(name) == value:
+            raise ValueError(f"six_suspects jax core: {name}={value!r} is not supported ({why}); use the scalar env")
+    opts = rules.Options(num_players=num_players, **options)
+    if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+        raise ValueError(f"six_suspects jax core: max_turns={max_turns!r} is not valid: expected an integer >= 1")
+    n = opts.num_players
+    cap = opts.table_announcement_turns
+    turn_scale = _scaled(cap + 2, 1.0 / (cap + 1))  # a seat takes at most cap + 1 turns in a game
+    game_scale = _scaled(opts.max_games + 1, 1.0 / opts.max_games)
+    gather = jnp.asarray(np.stack([_gather_index(o, n) for o in range(n)]).astype(np.int32))
+    # The state vector: each entry copied from a source entry (the index of ``zero`` where the core fills it).
+    copied = state_from_source(
+        STATE_LAYOUT,
+        SOURCE_LAYOUT,
+        np.arange(SOURCE_LAYOUT.size, dtype=np.float32),
+        n - 2,
+        rename={"votes": "own_vote"},
+    )
+    state_index = jnp.asarray(copied.astype(np.int32))
+    assert SOURCE_LAYOUT["zero"].start == 0 and SOURCE_LAYOUT["one"].start == 1  # the index trick's premise
+    plain = np.zeros(C + 1, np.int32)  # value in halves per card id; the last entry is LOOP (-1)
+    plain[rules.SWAP] = rules.SWAP_VALUE_HALVES
+    plain[list(rules.PLAIN_CARDS)] = [2 * v for v in opts.plain_values]
+    halves = jnp.asarray(plain)
+    i32 = jnp.int32
+
+    def first_seat(game_index: jax.Array) -> jax.Array:
+        return jnp.asarray((opts.start_seat + (game_index if opts.rotate_start else 0)) % n, i32)
+
+    def deal(key: jax.Array) -> jax.Array:
+        # a uniform permutation: the ranks of independent uniform draws (cheaper than a permutation op on CPU)
+        return jnp.argsort(jax.random.uniform(key, (C,))).astype(i32)
+
+    def init(key: jax.Array) -> State:
+        key, sub = jax.random.split(key)
+        zero = jnp.zeros(n, i32)
+        return State(
+            layout=deal(sub),
+            peeks=jnp.zeros((n, P), i32),
+            last_peek=zero - 1,
+            turns_each=zero,
+            votes=zero - 1,
+            scores=zero,
+            phase=i32(rules.PEEK),
+            announcer=i32(rules.NO_ANNOUNCER),
+            current=first_seat(i32(0)),
+            game_index=i32(0),
+            turns=i32(0),
+            peek_phase_turns=i32(0),
+            key=key,
+            current_player=first_seat(i32(0)),
+            rewards=jnp.zeros(n, jnp.float32),
+            terminated=jnp.bool_(False),
+            truncated=jnp.bool_(False),
+        )
+
+    def culprits(layout: jax.Array) -> jax.Array:
+        """bool[6]: the suspects with the highest total among those the Police does not clear."""
+        pos = jnp.arange(P, dtype=i32)
+        sp = jnp.argmax(layout == rules.SWAP)
+        a, b = jnp.asarray(_LEFT)[sp], jnp.asarray(_RIGHT)[sp]
+        grid = layout.at[a].set(layout[b]).at[b].set(layout[a])
+        tl, tr, mirror = grid == rules.TORCH_LEFT, grid == rules.TORCH_RIGHT, grid == rules.MIRROR
+        target = jnp.where(tl, jnp.asarray(_LEFT), jnp.asarray(_RIGHT))
+        mate = jnp.asarray(_MATE)
+        ptr = jnp.where(tl | tr, jnp.where(grid[target] == rules.MIRROR, mate, target), pos)
+        ptr = jnp.where(mirror, mate, ptr)
+        for _ in range(4):  # chains are at most 12 long
+            ptr = ptr[ptr]
+        eff = grid[ptr]
+        looped = (eff == rules.TORCH_LEFT) | (eff == rules.TORCH_RIGHT) | (eff == rules.MIRROR)
+        value = jnp.where(looped, i32(rules.LOOP_VALUE_HALVES), halves[eff])
+        top, bottom = eff[: rules.NUM_SUSPECTS], eff[rules.NUM_SUSPECTS :]
+        totals = value[: rules.NUM_SUSPECTS] + value[rules.NUM_SUSPECTS :]
+        totals = jnp.where((top == rules.DIAMOND) | (bottom == rules.DIAMOND), rules.DIAMOND_TOTAL_HALVES, totals)
+        police = (top == rules.POLICE) | (bottom == rules.POLICE)
+        totals = jnp.where(police, -1, totals)
+        return (totals == totals.max()) & ~police
+
+    def start_vote(s: State, first: jax.Array) -> State:
+        return s._replace(phase=i32(rules.VOTE), current=first % n)
+
+    def peek(s: State, action: jax.Array) -> State:
+        seat = s.current
+        s = s._replace(
+            peeks=s.peeks.at[seat, action].add(1),
+            last_peek=s.last_peek.at[seat].set(action),
+            turns_each=s.turns_each.at[seat].add(1),
+            turns=s.turns + 1,
+        )
+
+        def in_peek_phase(s: State) -> State:
+            s = s._replace(peek_phase_turns=s.peek_phase_turns + 1)
+            capped = s.peek_phase_turns >= cap * n
+            table = start_vote(s._replace(announcer=i32(rules.TABLE)), seat + 1)
+            return jax.tree.map(lambda x, y: jnp.where(capped, x, y), table, s._replace(current=(seat + 1) % n))
+
+        def in_last_turns(s: State) -> State:
+            nxt = (seat + 1) % n
+            done = nxt == s.announcer
+            return jax.tree.map(
+                lambda x, y: jnp.where(done, x, y), start_vote(s, s.announcer + 1), s._replace(current=nxt)
+            )
+
+        return jax.lax.cond(s.phase == rules.PEEK, in_peek_phase, in_last_turns, s)
+
+    def announce(s: State) -> State:
+        seat = s.current
+        return s._replace(
+            announcer=seat,
+            turns_each=s.turns_each.at[seat].add(1),
+            turns=s.turns + 1,
+            phase=i32(rules.LAST_TURNS),
+            current=(seat + 1) % n,
+        )
+
+    def new_game(s: State) -> State:
+        key, sub = jax.random.split(s.key)
+        zero = jnp.zeros(n, i32)
+        return s._replace(
+            layout=deal(sub),
+            peeks=jnp.zeros((n, P), i32),
+            last_peek=zero - 1,
+            turns_each=zero,
+            votes=zero - 1,
+            phase=i32(rules.PEEK),
+            announcer=i32(rules.NO_ANNOUNCER),
+            peek_phase_turns=i32(0),
+            current=first_seat(s.game_index),
+            key=key,
+        )
+
+    def resolve(s: State) -> State:
+        right = culprits(s.layout)[s.votes]
+        scores = s.scores + right.astype(i32)
+        games = s.game_index + 1
+        if opts.reward == "vote":
+            rewards = jnp.where(right, 1.0, -1.0)
+        elif opts.reward == "score":
+            rewards = right.astype(jnp.float32)
+        else:
+            rewards = jnp.zeros(n, jnp.float32)
+        if opts.num_games == 1:
+            over = jnp.bool_(True)
+        else:
+            top = scores.max()
+            over = (games >= opts.num_games) & ((games >= opts.max_games) | ((scores == top).sum() == 1))
+        if opts.reward == "win":
+            top = scores.max()
+            winners = (scores == top) & (top > 0)
+            rewards = jnp.where(over & (top > 0), jnp.where(winners, 1.0, -1.0), rewards)
+        s = s._replace(scores=scores, game_index=games, rewards=rewards.astype(jnp.float32))
+        return jax.lax.cond(over, lambda s: s._replace(phase=i32(rules.OVER)), new_game, s)
+
+    def vote(s: State, action: jax.Array) -> State:
+        s = s._replace(votes=s.votes.at[s.current].set(action - rules.VOTE_BASE))
+        everyone = (s.votes >= 0).all()
+        return jax.lax.cond(everyone, resolve, lambda s: s._replace(current=(s.current + 1) % n), s)
+
+    def step(state: State, action: jax.Array) -> State:
+        action = jnp.asarray(action, i32)
+        s = state._replace(rewards=jnp.zeros(n, jnp.float32))
+        kind = jnp.where(action < rules.ANNOUNCE, 0, jnp.where(action == rules.ANNOUNCE, 1, 2))
+        s = jax.lax.switch(kind, [lambda s: peek(s, action), announce, lambda s: vote(s, action)], s)
+        terminated = s.phase == rules.OVER
+        truncated = jnp.bool_(False) if max_turns is None else (~terminated) & (s.turns >= max_turns)
+        s = s._replace(
+            terminated=terminated,
+            truncated=truncated,
+            current_player=jnp.where(terminated | truncated, -1, s.current).astype(i32),
+        )
+        finished = state.terminated | state.truncated
+        # a finished game stays as it is (and pays nothing)
+        return jax.tree.map(lambda old, new: jnp.where(finished, old, new), state._replace(rewards=s.rewards * 0), s)
+
+    def can_announce(s: State) -> jax.Array:
+        return (s.phase == rules.PEEK) & (s.peek_phase_turns >= rules.ANNOUNCE_AFTER_TURNS * n)
+
+    def legal_mask(s: State) -> jax.Array:
+        acts = jnp.arange(rules.NUM_ACTIONS)
+        peeking = (s.phase == rules.PEEK) | (s.phase == rules.LAST_TURNS)
+        mask = jnp.where(
+            s.phase == rules.VOTE,
+            acts >= rules.VOTE_BASE,
+            peeking & ((acts < rules.ANNOUNCE) | ((acts == rules.ANNOUNCE) & can_announce(s))),
+        )
+        return mask & ~(s.terminated | s.truncated)
+
+    def pad(x: jax.Array) -> jax.Array:
+        """Per-seat rows padded to MAX_PLAYERS."""
+        return jnp.zeros((MAX_PLAYERS, *x.shape[1:]), x.dtype).at[:n].set(x)
+
+    def source(s: State) -> jax.Array:
+        """The scalar env's source vector of this state (``SixSuspectsEnv._write_source``)."""
+        over = s.phase == rules.OVER
+        f32 = jnp.float32
+        ts, gs = jnp.asarray(turn_scale), jnp.asarray(game_scale)
+        announcer = jnp.where(s.announcer == rules.TABLE, MAX_PLAYERS, s.announcer)
+        known = (s.peeks > 0) | over
+        seen = known[:, :, None] & jax.nn.one_hot(s.layout, C, dtype=bool)[None]
+        own = jax.nn.one_hot(s.votes, rules.NUM_SUSPECTS, dtype=f32)  # -1 (no vote) is all zero
+        parts = [
+            jnp.zeros(1, f32),
+            jnp.ones(1, f32),
+            jax.nn.one_hot(s.phase, 4, dtype=f32),
+            pad(ts[s.peeks]),
+            pad(jax.nn.one_hot(s.last_peek, P, dtype=f32)),
+            pad(ts[s.turns_each]),
+            can_announce(s).astype(f32)[None],
+            jax.nn.one_hot(announcer, MAX_PLAYERS + 1, dtype=f32),
+            jax.nn.one_hot(jnp.where(over, -1, s.current), MAX_PLAYERS, dtype=f32),
+            pad(jnp.where(over, own, 0.0)),
+            pad(gs[s.scores]),
+            gs[s.game_index][None],
+            pad(seen.astype(f32)),
+            pad(own),
+        ]
+        return jnp.concatenate([p.reshape(-1) for p in parts])
+
+    def observe(s: State, seat: jax.Array) -> jax.Array:
+        return source(s)[gather[seat]]
+
+    def state_vector(s: State) -> jax.Array:
+        v = source(s)[state_index]
+        layout = jax.nn.one_hot(s.layout, C, dtype=jnp.float32).reshape(-1)
+        v = v.at[STATE_LAYOUT["layout"]].set(layout)
+        return v.at[STATE_LAYOUT["seen"]].set(pad((s.peeks > 0).astype(jnp.float32)).reshape(-1))
+
+    return Core(
+        env_id=ENV_ID,
+        num_players=n,
+        num_actions=rules.NUM_ACTIONS,
+        obs_size=int(gather.shape[1]),
+        state_size=STATE_LAYOUT.size,
+        init=init,
+        step=step,
+        observe=observe,
+        legal_mask=legal_mask,
+        state_vector=state_vector,
+    )
+
+
+def deal_number(game: rules.SixSuspectsState) -> int:
+    """Which deal of its match a scalar state is on (a lock-step check copies each new one into the core)."""
+    return game.game_index
+
+
+def from_rules(game: rules.SixSuspectsState, core: Core, key: Any = None) -> State:
+    """The core's state of a scalar rules state (``key``: the deals of its later games; default ``PRNGKey(0)``)."""
+    n = core.num_players
+    i32 = np.int32
+    over = game.phase == rules.OVER
+    current_player = -1 if over else game.current
+    return State(
+        layout=jnp.asarray(np.array(game.layout, i32)),
+        peeks=jnp.asarray(np.array(game.peeks, i32).reshape(n, P)),
+        last_peek=jnp.asarray(np.array(game.last_peek, i32)),
+        turns_each=jnp.asarray(np.array(game.turns_each, i32)),
+        votes=jnp.asarray(np.array(game.votes, i32)),
+        scores=jnp.asarray(np.array(game.scores, i32)),
+        phase=jnp.int32(game.phase),
+        announcer=jnp.int32(game.announcer),
+        current=jnp.int32(game.current),
+        game_index=jnp.int32(game.game_index),
+        turns=jnp.int32(game.turns),
+        peek_phase_turns=jnp.int32(game.peek_phase_turns),
+        key=jax.random.PRNGKey(0) if key is None else key,
+        current_player=jnp.int32(current_player),
+        rewards=jnp.zeros(n, jnp.float32),
+        terminated=jnp.bool_(over),
+        truncated=jnp.bool_(False),
+    )

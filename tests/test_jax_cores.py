@@ -1,0 +1,103 @@
+"""Every JAX core (``parlour.envs.jax_core``) agrees with its scalar env in lock-step -- acting seat, mask, every seat's
+observation, rewards, termination, state vector -- at the smallest, default and largest table and under each rule
+variant it declares; its observations do not move when what a seat cannot see is redrawn; and the check itself
+fails on a core that is wrong in one entry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+
+import jax.numpy as jnp  # noqa: E402
+
+from parlour.envs import make  # noqa: E402
+from parlour.envs.jax_core import CORES, Core, make_core, module  # noqa: E402
+from parlour.envs.jax_core.lockstep import Mismatch, check, check_hidden  # noqa: E402
+
+
+def _counts(env_id: str) -> list[int]:
+    env = make(env_id)
+    return sorted({env.min_players, env.num_players, env.max_players})
+
+
+TABLES = [(env_id, n) for env_id in sorted(CORES) for n in _counts(env_id)]
+VARIANTS = [(env_id, k, variant) for env_id in sorted(CORES) for k, variant in enumerate(module(env_id).VARIANTS)]
+
+
+@pytest.mark.parametrize(("env_id", "num_players"), TABLES)
+def test_a_core_agrees_with_its_scalar_env_at_every_step(env_id: str, num_players: int) -> None:
+    got = check(env_id, games=48, seed=num_players, num_players=num_players, batch=48)
+    assert got["games"] == 48 and got["decisions"] > 48
+
+
+@pytest.mark.parametrize(("env_id", "k", "variant"), VARIANTS)
+def test_a_core_agrees_under_each_rule_variant(env_id: str, k: int, variant: dict[str, Any]) -> None:
+    counts = _counts(env_id)
+    n = counts[k % len(counts)]
+    got = check(env_id, games=32, seed=100 + k, num_players=n, batch=32, **variant)
+    assert got["games"] == 32
+
+
+@pytest.mark.parametrize("env_id", sorted(CORES))
+def test_a_core_observation_does_not_move_when_hidden_information_is_redrawn(env_id: str) -> None:
+    got = check_hidden(env_id, games=4, seed=3)
+    assert got["redraws"] > 0 and got["moved"] > 0
+
+
+@pytest.mark.parametrize("env_id", sorted(CORES))
+def test_the_lockstep_check_fails_on_a_core_wrong_in_one_entry(env_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    mod = module(env_id)
+    real = mod.make_core
+
+    def broken(*args: Any, **kwargs: Any) -> Core:
+        core: Core = real(*args, **kwargs)
+
+        # the last observation entry of seat 0 flips once the game has moved on from its first state
+        def observe(state: Any, seat: Any) -> Any:
+            obs = core.observe(state, seat)
+            moved = jnp.any(core.state_vector(state) != core.state_vector(core.init(jax.random.PRNGKey(0))))
+            return obs.at[-1].set(jnp.where((seat == 0) & moved, 1.0 - obs[-1], obs[-1]))
+
+        return core._replace(observe=observe)
+
+    monkeypatch.setattr(mod, "make_core", broken)
+    with pytest.raises(Mismatch, match="seat 0's observation"):
+        check(env_id, games=4, seed=0, batch=4)
+
+
+@pytest.mark.parametrize("env_id", sorted(CORES))
+def test_a_finished_game_does_not_move_and_pays_nothing(env_id: str) -> None:
+    core = make_core(env_id)
+    step, mask = jax.jit(core.step), jax.jit(core.legal_mask)
+    state = core.init(jax.random.PRNGKey(7))
+    rng = np.random.default_rng(0)
+    while not bool(state.terminated | state.truncated):
+        state = step(state, int(rng.choice(np.flatnonzero(np.asarray(mask(state))))))
+    assert int(state.current_player) == -1 and not np.asarray(mask(state)).any()
+    again = step(state, 0)
+    assert not np.asarray(again.rewards).any()
+    for a, b in zip(jax.tree.leaves(state._replace(rewards=again.rewards)), jax.tree.leaves(again), strict=True):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_a_keyword_a_core_cannot_express_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="reward='expected' is not supported"):
+        make_core("six_suspects_v0", reward="expected")
+    with pytest.raises(ValueError, match="no JAX core for 'nope_v0'"):
+        make_core("nope_v0")
+    with pytest.raises(ValueError, match="num_players"):
+        make_core("six_suspects_v0", 9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", sorted(CORES))
+def test_tens_of_thousands_of_lockstep_games(env_id: str) -> None:
+    env = make(env_id)
+    for n in range(env.min_players, env.max_players + 1):
+        check(env_id, games=4_000, seed=n, num_players=n, batch=256)
+    for k, variant in enumerate(module(env_id).VARIANTS):
+        check(env_id, games=2_000, seed=1000 + k, batch=256, **variant)

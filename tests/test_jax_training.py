@@ -1,0 +1,140 @@
+"""``trainer: jax`` and ``train.vec_env: jax``: the jitted PPO and the JAX vector env train on a game's JAX core with
+batched bots, refuse what they cannot do before a run starts, resume from pickle-free checkpoints, and export a
+policy file that the scalar env plays exactly as the JAX network does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("optax")
+pytest.importorskip("sb3_contrib")
+
+import jax.numpy as jnp  # noqa: E402
+
+from parlour.baselines.policy_file import PolicyFile, read_spec, read_weights, table_for  # noqa: E402
+from parlour.envs import make  # noqa: E402
+from parlour.training.config import ConfigError, load_config  # noqa: E402
+from parlour.training.train import RunError, train  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+RL = ROOT / "configs" / "six_suspects" / "rl.yaml"
+#: A tiny jitted run: 8 games × 16 steps per update, two minibatches, two periodic evaluations.
+JAX_TINY = (
+    "trainer=jax",
+    "train.total_timesteps=512",
+    "train.n_envs=8",
+    "ppo.n_steps=16",
+    "ppo.batch_size=64",
+    "ppo.n_epochs=2",
+    "ppo.net_arch=[16]",
+    "train.checkpoint_every=128",
+    "train.eval_every=256",
+    "eval.periodic_games=1",
+    "eval.games=2",
+    "eval.opponents=[random]",
+    "eval.reference=[]",
+    "opponents=[random,six_suspects_heuristic]",
+)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["track=distilled", "ppo.features=[six_suspects_belief]"], r"ppo.features is not supported with trainer: jax"),
+        (["opponents=[six_suspects_expert]"], r"\['six_suspects_expert'\] have none: expected opponents from"),
+        (["ppo.batch_size=48"], r"ppo.batch_size=48 must divide ppo.n_steps × train.n_envs = 128"),
+        (["trainer=sb3", "train.vec_env=jax", "opponents=[six_suspects_expert]"], r"train.vec_env=jax plays"),
+        (["trainer=sb3", "train.vec_env=jax", "ppo.observation_fields=[phase]"], r"ppo.observation_fields must be"),
+    ],
+)  # fmt: skip
+def test_what_the_jax_paths_cannot_do_is_refused_before_a_run(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(RL, [*JAX_TINY, *overrides])
+
+
+def test_the_jitted_trainer_trains_resumes_and_exports_a_file_the_scalar_env_plays(tmp_path: Path) -> None:
+    from parlour.training.jax_ppo import PPO, forward, masked_logits
+
+    run = tmp_path / "run"
+    cfg = load_config(RL, [*JAX_TINY, "train.total_timesteps=256"])
+    train(cfg, run, progress=False)
+    more = load_config(RL, list(JAX_TINY))
+    metrics = train(more, run, resume=True, progress=False)
+    assert metrics["finished"] and metrics["timesteps"] == 512 and metrics["session_steps"] == 256
+    rows = [json.loads(line) for line in (run / "evaluations.jsonl").read_text().splitlines()]
+    assert [r["timesteps"] for r in rows] == [256, 512]
+
+    # The policy file is the JAX network: the scalar env's player computes the same distribution.
+    spec = read_spec(run / "policy.json")
+    assert spec["training"]["config"]["trainer"] == "jax" and spec["training"]["timesteps"] == 512
+    params = {k: jnp.asarray(v) for k, v in read_weights(run / "policy.json", spec).items()}
+    player = PolicyFile(run / "policy.json", table_for("six_suspects_v0", 4, {"reward": "win"}))
+    env = make("six_suspects_v0", num_players=4, reward="win")
+    env.reset(seed=3)
+    for _ in range(10):
+        o = env.observe(env.agent_selection)
+        logits, _ = forward(params, jnp.asarray(o["observation"]), "relu")
+        probs = np.asarray(jax.nn.softmax(masked_logits(logits, jnp.asarray(o["action_mask"].astype(bool)))))
+        np.testing.assert_allclose(player.probabilities(o["observation"], o["action_mask"]), probs, atol=1e-5)
+        env.step(int(np.argmax(probs)))
+
+    # A resume with another network is refused before a step, naming the setting that changed.
+    assert PPO(more).steps_per_update == 128
+    other = load_config(RL, [*JAX_TINY, "ppo.net_arch=[32]", "train.total_timesteps=1024"])
+    with pytest.raises(RunError, match=r"ppo.net_arch: started with \[16\], now \[32\]"):
+        train(other, run, resume=True, progress=False)
+
+
+def test_self_play_puts_the_learners_own_policy_in_the_other_seats(tmp_path: Path) -> None:
+    cfg = load_config(RL, [*JAX_TINY, "opponents=[self]", "train.total_timesteps=128", "train.eval_every=0"])
+    metrics = train(cfg, tmp_path / "run", progress=False, final_eval=False)
+    assert metrics["finished"] and metrics["timesteps"] == 128
+
+
+def test_the_jax_vec_env_steps_a_batch_with_the_single_agent_envs_rewards(tmp_path: Path) -> None:
+    from parlour.training.jax_vec_env import JaxVecEnv
+
+    env = JaxVecEnv(
+        "six_suspects_v0",
+        16,
+        num_players=4,
+        options={"reward": "win"},
+        opponents=["six_suspects_heuristic"],
+        learner_seat=None,
+        opponent_draw="table",
+        seed=0,
+    )
+    obs, info = env.reset(seed=5)
+    assert obs.shape == (16, env.single_observation_space.shape[0]) and info["action_mask"].any(axis=1).all()
+    rng = np.random.default_rng(0)
+    returns, ended, totals = np.zeros(16), 0, []
+    for _ in range(400):
+        masks = env.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, reward, terminated, truncated, _ = env.step(actions)
+        returns += reward
+        for k in np.flatnonzero(terminated | truncated):
+            totals.append(returns[k])
+            returns[k] = 0.0
+            ended += 1
+    assert ended > 16
+    # reward: win pays +1 to the winners and -1 to the others once, at the end (nothing in between; 0 to all when
+    # nobody voted right)
+    assert set(np.round(totals, 6)) <= {-1.0, 0.0, 1.0} and 1.0 in totals and -1.0 in totals
+    masks = env.action_masks()
+    bad = np.array([int(np.flatnonzero(m == 0)[0]) for m in masks])
+    with pytest.raises(ValueError, match=r"game 0 of the batch: action \d+ is illegal; the legal actions are"):
+        env.step(bad)
+
+
+def test_sb3_trains_on_the_jax_vec_env(tmp_path: Path) -> None:
+    overrides = [o for o in JAX_TINY if o != "trainer=jax"]
+    cfg = load_config(RL, [*overrides, "trainer=sb3", "train.vec_env=jax", "train.total_timesteps=256"])
+    metrics = train(cfg, tmp_path / "run", progress=False, final_eval=False)
+    assert metrics["finished"] and metrics["timesteps"] >= 256
+    assert read_spec(tmp_path / "run" / "policy.json")["training"]["config"]["train"]["vec_env"] == "jax"
