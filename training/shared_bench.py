@@ -30,10 +30,16 @@ def _parlour() -> list[str]:
 
 
 def train_rate(
-    config: str, steps: int, threads: int, beside: int, max_seconds: float, trainer: str | None = None
+    config: str,
+    steps: int,
+    threads: int,
+    beside: int,
+    max_seconds: float,
+    trainer: str | None = None,
+    overrides: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Train ``config`` for ``steps`` with ``threads`` learner threads beside ``beside`` busy processes (with
-    ``trainer``: that trainer instead of the config's, the same config otherwise)."""
+    """Train ``config`` (with ``overrides``) for ``steps`` with ``threads`` learner threads beside ``beside`` busy
+    processes (with ``trainer``: that trainer instead of the config's, the same config otherwise)."""
     busy = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(beside)]
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -49,6 +55,7 @@ def train_rate(
                 "eval.games=1",
                 "eval.reference=[]",
                 *([f"trainer={trainer}"] if trainer else []),
+                *overrides,
                 "--out",
                 str(run),
                 "--no-progress",
@@ -78,6 +85,9 @@ def train_rate(
         "timesteps": done,
         "train_seconds": seconds,
         "steps_per_s": done / seconds if seconds > 0 else 0.0,
+        # trainer: jax compiles in its first update; its rate after it is the steady one (None for the others)
+        "first_update_seconds": metrics.get("first_update_seconds"),
+        "steady_steps_per_s": metrics.get("steady_steps_per_second"),
         "finished": done >= steps,
         "command_seconds": wall,
     }
@@ -91,13 +101,14 @@ def run_train_bench(
     max_seconds: float,
     repeats: int = 1,
     trainers: Sequence[str | None] = (None,),
+    overrides: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     rows = []
     for _ in range(repeats):
         for trainer in trainers:
             for t in threads:
                 for b in dict.fromkeys((0, beside)):  # interleaved: alone, then shared, for each thread count
-                    rows.append(train_rate(config, steps, t, b, max_seconds, trainer))
+                    rows.append(train_rate(config, steps, t, b, max_seconds, trainer, overrides))
     return rows
 
 
@@ -110,8 +121,9 @@ def format_train_bench(rows: Sequence[dict[str, Any]], cpus: int | None = None) 
     lines = [
         f"Training steps per second on {cpus} CPUs (the final evaluation not timed):",
         "",
-        "| trainer | learner threads | busy processes beside | steps | train seconds | steps/s | × alone |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| trainer | learner threads | busy processes beside | steps | train seconds | steps/s | × alone | "
+        "first update s | steps/s after it |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         base = alone.get((r.get("trainer", "config"), r["threads"]))
@@ -119,9 +131,15 @@ def format_train_bench(rows: Sequence[dict[str, Any]], cpus: int | None = None) 
         note = "" if r["finished"] else " (stopped)"
         lines.append(
             f"| {r.get('trainer', 'config')} | {r['threads']} | {r['beside']} | {r['timesteps']:,}{note} | "
-            f"{r['train_seconds']:.0f} | {r['steps_per_s']:,.0f} | {ratio:.2f} |"
+            f"{r['train_seconds']:.0f} | {r['steps_per_s']:,.0f} | {ratio:.2f} | {_maybe(r.get('first_update_seconds'), '.1f')} | "
+            f"{_maybe(r.get('steady_steps_per_s'), ',.0f')} |"
         )
+    lines += ["", "(first update: trainer jax compiles its whole update loop then; – where a trainer has no such step)"]
     return "\n".join(lines)
+
+
+def _maybe(value: float | None, spec: str) -> str:
+    return "–" if value is None else format(value, spec)
 
 
 def run_eval_bench(env_name: str, workers: Sequence[int], games: int, address: str = "") -> list[dict[str, Any]]:

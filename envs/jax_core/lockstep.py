@@ -9,9 +9,8 @@ is copied into the core (the game module's ``DEAL_FIELDS``), as the first deal i
 (the scalar env's ``resample_hidden``), maps the redrawn table into the core and checks that the seat's JAX
 observation does not move.
 
-:func:`bench` measures decisions per second of the core (jitted, ``vmap`` over B games, a uniformly random legal
-action per game, autoreset) beside the scalar env's. ``python -m parlour.envs.jax_core.lockstep`` runs the long
-checks and the bench from the command line (``--help``).
+``python -m parlour.envs.jax_core.lockstep`` runs the long checks from the command line (``--help``; ``--bench``:
+:func:`parlour.envs.jax_core.bench.bench`).
 """
 
 from __future__ import annotations
@@ -206,84 +205,6 @@ def check_hidden(
     return {"redraws": compared, "moved": moved}
 
 
-# ------------------------------------------------------------------------------------------------ bench
-def _core_rate(core: Core, batch: int, seconds: float, seed: int = 0) -> float:
-    """Decisions per second of the core: ``batch`` games, a random legal action each, autoreset, all jitted."""
-
-    def one(s: Any, key: jax.Array) -> tuple[Any, jax.Array]:
-        k_act, k_new = jax.random.split(key)
-        mask = core.legal_mask(s)
-        obs = core.observe(s, jnp.maximum(s.current_player, 0))
-        action = jax.random.categorical(k_act, jnp.where(mask, 0.0, -jnp.inf))
-        s = core.step(s, action)
-        done = s.terminated | s.truncated
-        fresh = core.init(k_new)
-        s = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, s)
-        return s, obs.sum()
-
-    chunk = 64
-
-    @jax.jit
-    def run(states: Any, key: jax.Array) -> tuple[Any, jax.Array]:
-        def body(carry: tuple[Any, jax.Array], _: Any) -> tuple[tuple[Any, jax.Array], jax.Array]:
-            states, key = carry
-            key, sub = jax.random.split(key)
-            states, total = jax.vmap(one)(states, jax.random.split(sub, batch))
-            return (states, key), total.sum()
-
-        (states, key), totals = jax.lax.scan(body, (states, key), None, length=chunk)
-        return states, totals.sum()
-
-    key = jax.random.PRNGKey(seed)
-    states = jax.vmap(core.init)(jax.random.split(key, batch))
-    states, t = run(states, key)
-    t.block_until_ready()
-    done, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        key, sub = jax.random.split(key)
-        states, t = run(states, sub)
-        t.block_until_ready()
-        done += chunk * batch
-    return done / (time.perf_counter() - start)
-
-
-def _scalar_rate(env_id: str, num_players: int, seconds: float, options: dict[str, Any], seed: int = 0) -> float:
-    """Decisions per second of the scalar env: a random legal action and the actor's observation each step."""
-    env = make(env_id, num_players=num_players, **options)
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    done, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(256):
-            if env.game_over:
-                env.reset()
-            obs = env.observe(env.agent_selection)
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            done += 1
-    return done / (time.perf_counter() - start)
-
-
-def bench(
-    env_id: str,
-    batch_sizes: Sequence[int] = (1, 64, 1024, 4096),
-    seconds: float = 3.0,
-    num_players: int | None = None,
-    **options: Any,
-) -> dict[str, Any]:
-    """Decisions/s of the scalar env and of the core at each batch size (and each ratio to the scalar env)."""
-    env, core, _ = _options_of(env_id, num_players, options)
-    scalar = _scalar_rate(env_id, core.num_players, seconds, options)
-    rows = {b: _core_rate(core, b, seconds) for b in batch_sizes}
-    return {
-        "env": env_id,
-        "num_players": core.num_players,
-        "backend": jax.default_backend(),
-        "scalar": scalar,
-        "core": rows,
-        "ratio": {b: r / scalar for b, r in rows.items()},
-    }
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m parlour.envs.jax_core.lockstep",
@@ -304,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         counts = args.players or ([env.num_players] if args.bench else range(env.min_players, env.max_players + 1))
         for n in counts:
             if args.bench:
+                from parlour.envs.jax_core.bench import bench
+
                 r = bench(env_id, seconds=args.seconds, num_players=n)
                 cells = "  ".join(f"B={b}: {v:,.0f}/s ({r['ratio'][b]:.2f}×)" for b, v in r["core"].items())
                 print(f"{env_id} n={n} [{r['backend']}] scalar {r['scalar']:,.0f}/s  {cells}", flush=True)

@@ -95,7 +95,8 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
     cap = opts.table_announcement_turns
     turn_scale = _scaled(cap + 2, 1.0 / (cap + 1))  # a seat takes at most cap + 1 turns in a game
     game_scale = _scaled(opts.max_games + 1, 1.0 / opts.max_games)
-    gather = jnp.asarray(np.stack([_gather_index(o, n) for o in range(n)]).astype(np.int32))
+    full = np.stack([_gather_index(o, n) for o in range(n)]).astype(np.int32)
+    gather = jnp.asarray(_own_blocks(full))
     # The state vector: each entry copied from a source entry (the index of ``zero`` where the core fills it).
     copied = state_from_source(
         STATE_LAYOUT,
@@ -115,9 +116,15 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
     def first_seat(game_index: jax.Array) -> jax.Array:
         return jnp.asarray((opts.start_seat + (game_index if opts.rotate_start else 0)) % n, i32)
 
+    order = np.arange(C)
+    before = jnp.asarray(order[None, :] < order[:, None])
+
     def deal(key: jax.Array) -> jax.Array:
-        # a uniform permutation: the ranks of independent uniform draws (cheaper than a permutation op on CPU)
-        return jnp.argsort(jax.random.uniform(key, (C,))).astype(i32)
+        # A uniform permutation: the ranks of 12 independent random words, ties broken by position. Counting
+        # comparisons costs a quarter of a sort on CPU, where a sort is the dearest part of a step under vmap.
+        u = jax.random.bits(key, (C,))
+        lower = (u[None, :] < u[:, None]) | ((u[None, :] == u[:, None]) & before)
+        return lower.sum(axis=1).astype(i32)
 
     def init(key: jax.Array) -> State:
         key, sub = jax.random.split(key)
@@ -165,43 +172,6 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         totals = jnp.where(police, -1, totals)
         return (totals == totals.max()) & ~police
 
-    def start_vote(s: State, first: jax.Array) -> State:
-        return s._replace(phase=i32(rules.VOTE), current=first % n)
-
-    def peek(s: State, action: jax.Array) -> State:
-        seat = s.current
-        s = s._replace(
-            peeks=s.peeks.at[seat, action].add(1),
-            last_peek=s.last_peek.at[seat].set(action),
-            turns_each=s.turns_each.at[seat].add(1),
-            turns=s.turns + 1,
-        )
-
-        def in_peek_phase(s: State) -> State:
-            s = s._replace(peek_phase_turns=s.peek_phase_turns + 1)
-            capped = s.peek_phase_turns >= cap * n
-            table = start_vote(s._replace(announcer=i32(rules.TABLE)), seat + 1)
-            return jax.tree.map(lambda x, y: jnp.where(capped, x, y), table, s._replace(current=(seat + 1) % n))
-
-        def in_last_turns(s: State) -> State:
-            nxt = (seat + 1) % n
-            done = nxt == s.announcer
-            return jax.tree.map(
-                lambda x, y: jnp.where(done, x, y), start_vote(s, s.announcer + 1), s._replace(current=nxt)
-            )
-
-        return jax.lax.cond(s.phase == rules.PEEK, in_peek_phase, in_last_turns, s)
-
-    def announce(s: State) -> State:
-        seat = s.current
-        return s._replace(
-            announcer=seat,
-            turns_each=s.turns_each.at[seat].add(1),
-            turns=s.turns + 1,
-            phase=i32(rules.LAST_TURNS),
-            current=(seat + 1) % n,
-        )
-
     def new_game(s: State) -> State:
         key, sub = jax.random.split(s.key)
         zero = jnp.zeros(n, i32)
@@ -218,10 +188,11 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
             key=key,
         )
 
-    def resolve(s: State) -> State:
+    def resolve(s: State, now: jax.Array) -> State:
+        """Score the game when ``now`` (everyone has voted): rewards, match points, the end or the next deal."""
         right = culprits(s.layout)[s.votes]
-        scores = s.scores + right.astype(i32)
-        games = s.game_index + 1
+        scores = s.scores + (right & now).astype(i32)
+        games = s.game_index + now.astype(i32)
         if opts.reward == "vote":
             rewards = jnp.where(right, 1.0, -1.0)
         elif opts.reward == "score":
@@ -229,27 +200,48 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         else:
             rewards = jnp.zeros(n, jnp.float32)
         if opts.num_games == 1:
-            over = jnp.bool_(True)
+            over = now
         else:
             top = scores.max()
-            over = (games >= opts.num_games) & ((games >= opts.max_games) | ((scores == top).sum() == 1))
+            over = now & (games >= opts.num_games) & ((games >= opts.max_games) | ((scores == top).sum() == 1))
         if opts.reward == "win":
             top = scores.max()
-            winners = (scores == top) & (top > 0)
-            rewards = jnp.where(over & (top > 0), jnp.where(winners, 1.0, -1.0), rewards)
-        s = s._replace(scores=scores, game_index=games, rewards=rewards.astype(jnp.float32))
-        return jax.lax.cond(over, lambda s: s._replace(phase=i32(rules.OVER)), new_game, s)
-
-    def vote(s: State, action: jax.Array) -> State:
-        s = s._replace(votes=s.votes.at[s.current].set(action - rules.VOTE_BASE))
-        everyone = (s.votes >= 0).all()
-        return jax.lax.cond(everyone, resolve, lambda s: s._replace(current=(s.current + 1) % n), s)
+            rewards = jnp.where(over & (top > 0), jnp.where(scores == top, 1.0, -1.0), rewards)
+        s = s._replace(
+            scores=scores,
+            game_index=games,
+            rewards=jnp.where(now, rewards, 0.0).astype(jnp.float32),
+            phase=jnp.where(over, i32(rules.OVER), s.phase),
+        )
+        if opts.num_games == 1:  # statically: no later deal to draw
+            return s
+        return jax.tree.map(lambda a, b: jnp.where(now & ~over, a, b), new_game(s), s)
 
     def step(state: State, action: jax.Array) -> State:
-        action = jnp.asarray(action, i32)
-        s = state._replace(rewards=jnp.zeros(n, jnp.float32))
-        kind = jnp.where(action < rules.ANNOUNCE, 0, jnp.where(action == rules.ANNOUNCE, 1, 2))
-        s = jax.lax.switch(kind, [lambda s: peek(s, action), announce, lambda s: vote(s, action)], s)
+        # One flat pass (no branches): under vmap a branch is computed for every game anyway, and whole-state
+        # selects between branches cost more than the rules.
+        a = jnp.asarray(action, i32)
+        s = state
+        seat = s.current
+        peeked, announced, voted = a < rules.ANNOUNCE, a == rules.ANNOUNCE, a >= rules.VOTE_BASE
+        took_turn = peeked | announced
+        nxt = (seat + 1) % n
+        peek_turns = s.peek_phase_turns + (peeked & (s.phase == rules.PEEK)).astype(i32)
+        capped = peeked & (s.phase == rules.PEEK) & (peek_turns >= cap * n)  # the table announces
+        last_done = peeked & (s.phase == rules.LAST_TURNS) & (nxt == s.announcer)
+        votes = jnp.where(voted, s.votes.at[seat].set(a - rules.VOTE_BASE), s.votes)
+        s = s._replace(
+            peeks=s.peeks.at[seat, jnp.where(peeked, a, 0)].add(peeked.astype(i32)),
+            last_peek=jnp.where(peeked, s.last_peek.at[seat].set(a), s.last_peek),
+            turns_each=s.turns_each.at[seat].add(took_turn.astype(i32)),
+            turns=s.turns + took_turn.astype(i32),
+            peek_phase_turns=peek_turns,
+            votes=votes,
+            announcer=jnp.where(announced, seat, jnp.where(capped, i32(rules.TABLE), s.announcer)),
+            phase=jnp.where(announced, i32(rules.LAST_TURNS), jnp.where(capped | last_done, i32(rules.VOTE), s.phase)),
+            current=jnp.where(last_done, (s.announcer + 1) % n, nxt),
+        )
+        s = resolve(s, voted & (votes >= 0).all())
         terminated = s.phase == rules.OVER
         truncated = jnp.bool_(False) if max_turns is None else (~terminated) & (s.turns >= max_turns)
         s = s._replace(
@@ -278,14 +270,13 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         """Per-seat rows padded to MAX_PLAYERS."""
         return jnp.zeros((MAX_PLAYERS, *x.shape[1:]), x.dtype).at[:n].set(x)
 
-    def source(s: State) -> jax.Array:
-        """The scalar env's source vector of this state (``SixSuspectsEnv._write_source``)."""
+    def public(s: State) -> jax.Array:
+        """The public part of the scalar env's source vector (``SixSuspectsEnv._write_source``): every field before
+        the per-seat private ones."""
         over = s.phase == rules.OVER
         f32 = jnp.float32
         ts, gs = jnp.asarray(turn_scale), jnp.asarray(game_scale)
         announcer = jnp.where(s.announcer == rules.TABLE, MAX_PLAYERS, s.announcer)
-        known = (s.peeks > 0) | over
-        seen = known[:, :, None] & jax.nn.one_hot(s.layout, C, dtype=bool)[None]
         own = jax.nn.one_hot(s.votes, rules.NUM_SUSPECTS, dtype=f32)  # -1 (no vote) is all zero
         parts = [
             jnp.zeros(1, f32),
@@ -300,13 +291,25 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
             pad(jnp.where(over, own, 0.0)),
             pad(gs[s.scores]),
             gs[s.game_index][None],
-            pad(seen.astype(f32)),
-            pad(own),
         ]
         return jnp.concatenate([p.reshape(-1) for p in parts])
 
+    def private(s: State, seat: jax.Array) -> jax.Array:
+        """``seat``'s private fields of the source: the cards it knows, its own vote."""
+        known = (s.peeks[seat] > 0) | (s.phase == rules.OVER)
+        seen = known[:, None] & jax.nn.one_hot(s.layout, C, dtype=bool)
+        own = jax.nn.one_hot(s.votes[seat], rules.NUM_SUSPECTS, dtype=jnp.float32)
+        return jnp.concatenate([seen.astype(jnp.float32).reshape(-1), own])
+
+    def source(s: State) -> jax.Array:
+        """The scalar env's whole source vector (every seat's private fields, padded to MAX_PLAYERS seats)."""
+        rows = jax.vmap(lambda seat: private(s, seat))(jnp.arange(n))
+        seen, own = rows[:, : P * C].reshape(n, P, C), rows[:, P * C :]
+        return jnp.concatenate([public(s), pad(seen).reshape(-1), pad(own).reshape(-1)])
+
     def observe(s: State, seat: jax.Array) -> jax.Array:
-        return source(s)[gather[seat]]
+        # the public fields and this seat's own private block: a seat's view never reads another's
+        return jnp.concatenate([public(s), private(s, seat)])[gather[seat]]
 
     def state_vector(s: State) -> jax.Array:
         v = source(s)[state_index]
@@ -326,6 +329,26 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         legal_mask=legal_mask,
         state_vector=state_vector,
     )
+
+
+def _own_blocks(full: np.ndarray) -> np.ndarray:
+    """The env's gather index (into the whole source) rewritten, per observer, into the public fields followed by
+    that observer's own private block: ``seen_cards`` then ``own_vote`` of that seat alone."""
+    seen, own = SOURCE_LAYOUT["seen_cards"], SOURCE_LAYOUT["own_vote"]
+    assert seen.stop == own.start and own.stop == SOURCE_LAYOUT.size  # the private fields close the source
+    seen_block, own_block = P * C, rules.NUM_SUSPECTS
+    out = full.copy()
+    for o, row in enumerate(full):
+        in_seen = (row >= seen.start) & (row < seen.stop)
+        in_own = row >= own.start
+        if (
+            not ((row[in_seen] - seen.start) // seen_block == o).all()
+            or not ((row[in_own] - own.start) // own_block == o).all()
+        ):
+            raise AssertionError(f"seat {o}'s observation reads another seat's private fields")
+        out[o, in_seen] = seen.start + (row[in_seen] - seen.start) % seen_block
+        out[o, in_own] = seen.start + seen_block + (row[in_own] - own.start) % own_block
+    return out
 
 
 def deal_number(game: rules.SixSuspectsState) -> int:

@@ -25,13 +25,30 @@ def add_parser(sub: Subparsers) -> None:
     )
     b.add_argument("--steps", type=at_least(1), default=50_000, help="with --train: steps per run (default 50000)")
     b.add_argument("--threads", default="1,2", help="with --train: learner thread counts (default 1,2)")
-    b.add_argument("--trainers", default=None, help="with --train: compare trainers on the same config, e.g. sb3,rllib")
+    b.add_argument(
+        "--trainers", default=None, help="with --train: compare trainers on the same config, e.g. sb3,rllib,jax"
+    )
+    b.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --train: a config override for every run (repeatable), e.g. --set 'ppo.net_arch=[64,64]'",
+    )
     b.add_argument(
         "--eval-workers",
         default=None,
         metavar="N,M",
         help="instead: evaluation games/s of each env's benchmark scenario with N, M… Ray workers",
     )
+    b.add_argument(
+        "--jax",
+        action="store_true",
+        help="instead: decisions/s of each env's JAX core (parlour[jax]) at --batch sizes, beside the scalar env and "
+        "Pgx's leduc_holdem",
+    )
+    b.add_argument("--batch", default="1,64,1024,4096", help="with --jax: batch sizes (default 1,64,1024,4096)")
     b.add_argument("--games", type=at_least(1), default=20, help="with --eval-workers: deals per matchup (default 20)")
     b.add_argument("--ray-address", default="", help="with --eval-workers: Ray cluster to join (default: local)")
     b.add_argument("--beside", type=at_least(0), default=1, help="with --train: busy processes beside (default 1)")
@@ -47,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
         return _train_bench(args)
     if args.eval_workers:
         return _eval_bench(args)
+    if args.jax:
+        return _jax_bench(args)
     from parlour.training.bench import format_bench, run_bench
 
     rows = run_bench(chosen_envs(args), args.players, args.seconds)
@@ -63,7 +82,9 @@ def _train_bench(args: argparse.Namespace) -> int:
         require_train_extra("parlour bench --train")
         threads = [int(t) for t in args.threads.split(",")]
         trainers = args.trainers.split(",") if args.trainers else [None]
-        rows = run_train_bench(args.train, args.steps, threads, args.beside, args.max_seconds, args.repeats, trainers)
+        rows = run_train_bench(
+            args.train, args.steps, threads, args.beside, args.max_seconds, args.repeats, trainers, args.overrides
+        )
     except (ImportError, RuntimeError, ValueError) as exc:
         print(f"parlour bench: {exc}", file=sys.stderr)
         return 2
@@ -83,4 +104,30 @@ def _eval_bench(args: argparse.Namespace) -> int:
     except (ImportError, ValueError) as exc:
         print(f"parlour bench: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _jax_bench(args: argparse.Namespace) -> int:
+    """``--jax``: decisions/s of the JAX cores at each batch size, beside the scalar envs and Pgx's leduc_holdem."""
+    try:
+        from parlour.envs.jax_core import CORES
+        from parlour.envs.jax_core.bench import format_jax_bench, run_jax_bench
+
+        try:
+            sizes = [int(b) for b in args.batch.split(",")]
+        except ValueError:
+            sizes = []
+        if not sizes or min(sizes) < 1:
+            raise ValueError(f"--batch {args.batch!r}: expected positive batch sizes, e.g. 1,64,1024")
+        envs = chosen_envs(args) or sorted(CORES)
+        missing = sorted(set(envs) - set(CORES))
+        if missing:
+            raise ValueError(f"no JAX core for {missing}; the cores: {sorted(CORES)}")
+    except ImportError as exc:
+        print(f"parlour bench --jax: {exc}: pip install 'parlour[jax]'", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"parlour bench: {exc}", file=sys.stderr)
+        return 2
+    print(format_jax_bench(run_jax_bench(envs, sizes, args.seconds)))
     return 0

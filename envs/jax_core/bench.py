@@ -1,0 +1,172 @@
+"""Decisions per second of the JAX cores beside the scalar envs and Pgx's Leduc Hold'em (``parlour bench --jax``).
+
+Every loop does the same work per decision: read the acting seat's legal mask and its observation, draw a uniformly
+random legal action, step, and start a new game where one ended. The scalar env does it one game at a time through
+its own API (``observe`` of the acting agent, ``step``); a core and Pgx's ``leduc_holdem`` do it for ``B`` games at
+once in one compiled program (``jax.vmap`` inside a ``jax.lax.scan`` of 64 decisions per call, so dispatch is paid
+once per 64 × B decisions). Compilation is done before the clock starts. Figures hold for the machine and backend
+they were measured on (``backend`` says which: ``cpu`` or ``gpu``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from parlour.envs import make
+from parlour.envs.jax_core import Core, make_core
+
+#: Decisions per compiled call and game (the scan's length).
+CHUNK = 64
+BATCH_SIZES = (1, 64, 1024, 4096)
+
+
+def _timed(run: Callable[[Any, jax.Array], tuple[Any, jax.Array]], states: Any, batch: int, seconds: float) -> float:
+    key = jax.random.PRNGKey(1)
+    for _ in range(2):  # compiles (twice where the first call's output types differ from its input's: weak types)
+        key, sub = jax.random.split(key)
+        states, t = run(states, sub)
+        t.block_until_ready()
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        key, sub = jax.random.split(key)
+        states, t = run(states, sub)
+        t.block_until_ready()
+        done += CHUNK * batch
+    return done / (time.perf_counter() - start)
+
+
+def _scan(one: Callable[[Any, jax.Array], tuple[Any, jax.Array]], batch: int) -> Any:
+    @jax.jit
+    def run(states: Any, key: jax.Array) -> tuple[Any, jax.Array]:
+        def body(carry: tuple[Any, jax.Array], _: Any) -> tuple[tuple[Any, jax.Array], jax.Array]:
+            states, key = carry
+            key, sub = jax.random.split(key)
+            states, total = jax.vmap(one)(states, jax.random.split(sub, batch))
+            return (states, key), total.sum()
+
+        (states, key), totals = jax.lax.scan(body, (states, key), None, length=CHUNK)
+        return states, totals.sum()  # the observations' sum: they are computed, not optimised away
+
+    return run
+
+
+def random_legal(mask: jax.Array, key: jax.Array) -> jax.Array:
+    """A uniformly random legal action from one uniform draw (the scalar loop's way; a draw per action, as
+    ``jax.random.categorical`` makes, would cost more than a small game's step)."""
+    count = mask.sum()
+    k = jnp.floor(jax.random.uniform(key) * count).astype(jnp.int32)
+    return jnp.argmax(jnp.cumsum(mask) > k).astype(jnp.int32)
+
+
+def core_rate(core: Core, batch: int, seconds: float) -> float:
+    """Decisions/s of ``core`` over ``batch`` games (random legal actions, autoreset)."""
+
+    def one(s: Any, key: jax.Array) -> tuple[Any, jax.Array]:
+        k_act, k_new = jax.random.split(key)
+        mask = core.legal_mask(s)
+        obs = core.observe(s, jnp.maximum(s.current_player, 0))
+        s = core.step(s, random_legal(mask, k_act))
+        done = s.terminated | s.truncated
+        s = jax.tree.map(lambda a, b: jnp.where(done, a, b), core.init(k_new), s)
+        return s, obs.sum()
+
+    states = jax.vmap(core.init)(jax.random.split(jax.random.PRNGKey(0), batch))
+    return _timed(_scan(one, batch), states, batch, seconds)
+
+
+def pgx_rate(batch: int, seconds: float, game: str = "leduc_holdem") -> float:
+    """Decisions/s of Pgx's ``game`` over ``batch`` games, the same loop (``ImportError`` without ``pgx``)."""
+    import pgx
+
+    env = pgx.make(game)  # type: ignore[arg-type]
+
+    def one(s: Any, key: jax.Array) -> tuple[Any, jax.Array]:
+        k_act, k_new = jax.random.split(key)
+        obs = s.observation  # Pgx computes the acting seat's observation inside step
+        s = env.step(s, random_legal(s.legal_action_mask, k_act))
+        s = jax.tree.map(lambda a, b: jnp.where(s.terminated | s.truncated, a, b), env.init(k_new), s)
+        return s, obs.sum()
+
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), batch))
+    return _timed(_scan(one, batch), states, batch, seconds)
+
+
+def scalar_rate(env_id: str, num_players: int, seconds: float, options: dict[str, Any], seed: int = 0) -> float:
+    """Decisions/s of the scalar env: the acting agent's observation and a random legal action per step."""
+    env = make(env_id, num_players=num_players, **options)
+    rng = np.random.default_rng(seed)
+    u = rng.random(1 << 16)
+    env.reset(seed=seed)
+    i, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(256):
+            if env.game_over:
+                env.reset()
+            legal = env.observe(env.agent_selection)["action_mask"].nonzero()[0]
+            env.step(int(legal[int(u[i & 0xFFFF] * len(legal))]))
+            i += 1
+    return i / (time.perf_counter() - start)
+
+
+def bench(
+    env_id: str,
+    batch_sizes: Sequence[int] = BATCH_SIZES,
+    seconds: float = 3.0,
+    num_players: int | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """Decisions/s of the scalar env and of the core at each batch size, and each ratio to the scalar env."""
+    core = make_core(env_id, num_players, **options)
+    scalar = scalar_rate(env_id, core.num_players, seconds, options)
+    rows = {b: core_rate(core, b, seconds) for b in batch_sizes}
+    return {
+        "env": env_id,
+        "num_players": core.num_players,
+        "backend": jax.default_backend(),
+        "scalar": scalar,
+        "core": rows,
+        "ratio": {b: r / scalar for b, r in rows.items()},
+    }
+
+
+def run_jax_bench(envs: Sequence[str], batch_sizes: Sequence[int], seconds: float) -> dict[str, Any]:
+    """Every env's :func:`bench`, and Pgx's Leduc at the same batch sizes (``pgx`` missing: said so)."""
+    out: dict[str, Any] = {"backend": jax.default_backend(), "device": str(jax.devices()[0]), "envs": []}
+    try:
+        out["pgx_leduc"] = {b: pgx_rate(b, seconds) for b in batch_sizes}
+    except ImportError as exc:
+        out["pgx_missing"] = str(exc)
+    for env_id in envs:
+        out["envs"].append(bench(env_id, batch_sizes, seconds))
+    return out
+
+
+def format_jax_bench(r: dict[str, Any]) -> str:
+    sizes = list(r["envs"][0]["core"]) if r["envs"] else list(r.get("pgx_leduc", {}))
+    head = " | ".join(f"B={b:,}" for b in sizes)
+    lines = [
+        f"Decisions/s on {r['device']} (backend {r['backend']}); in brackets: × the scalar env, then × Pgx's "
+        "leduc_holdem at the same B.",
+        "",
+        f"| env | players | scalar env | {head} |",
+        "|---|---:|---:|" + "---:|" * len(sizes),
+    ]
+    pgx = r.get("pgx_leduc")
+    for e in r["envs"]:
+        cells = []
+        for b in sizes:
+            v = e["core"][b]
+            vs_pgx = f", {v / pgx[b]:.2f}× Pgx" if pgx else ""
+            cells.append(f"{v:,.0f} ({e['ratio'][b]:.1f}×{vs_pgx})")
+        lines.append(f"| {e['env']} | {e['num_players']} | {e['scalar']:,.0f} | " + " | ".join(cells) + " |")
+    if pgx:
+        lines.append("| Pgx leduc_holdem | 2 | – | " + " | ".join(f"{pgx[b]:,.0f}" for b in sizes) + " |")
+    else:
+        lines += ["", f"Pgx's leduc_holdem: not measured ({r['pgx_missing']}); `pip install pgx` adds it."]
+    return "\n".join(lines)
