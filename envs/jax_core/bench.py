@@ -84,7 +84,7 @@ def pgx_rate(batch: int, seconds: float, game: str = "leduc_holdem") -> float:
     """Decisions/s of Pgx's ``game`` over ``batch`` games, the same loop (``ImportError`` without ``pgx``)."""
     import pgx
 
-    env = pgx.make(game)  # type: ignore[arg-type]
+    env = pgx.make(game)
 
     def one(s: Any, key: jax.Array) -> tuple[Any, jax.Array]:
         k_act, k_new = jax.random.split(key)
