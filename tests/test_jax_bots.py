@@ -24,6 +24,11 @@ class _Enumerate:
     def __init__(self, i: int) -> None:
         self.i, self.n = i, None
 
+    def random(self, *args: Any, **kwargs: Any) -> float:
+        # A continuous draw (a bot's small jitter between equal scores) is a constant: it keeps distinct scores
+        # apart and leaves exact ties to the one enumerated draw.
+        return 0.5
+
     def integers(self, n: int, *args: Any, **kwargs: Any) -> int:
         assert self.n is None, "the bot draws more than once per decision: enumerate it another way"
         self.n = int(n)

@@ -51,6 +51,7 @@ def from_choices(choices: Callable[[jax.Array, jax.Array], jax.Array]) -> JaxBot
 #: Game -> the module of its batched bots (each offers ``BOTS``: scalar bot name -> jittable bot).
 GAME_MODULES: dict[str, str] = {
     "six_suspects": "parlour.baselines.jax_bots.six_suspects",
+    "goes_to_eleven": "parlour.baselines.jax_bots.goes_to_eleven",
 }
 
 

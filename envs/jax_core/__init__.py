@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 #: Env id -> the module of its JAX core.
 CORES: dict[str, str] = {
     "six_suspects_v0": "parlour.envs.jax_core.six_suspects",
+    "goes_to_eleven_v0": "parlour.envs.jax_core.goes_to_eleven",
 }
 
 

@@ -144,9 +144,10 @@ def check(
         live = list(range(size))
         while True:
             obs, mask, vec = (np.asarray(x) for x in fns.view(state))
+            host = jax.device_get(state)  # one transfer; indexing device arrays game by game costs more than the check
             for i in live:  # a game is compared up to and including the step that ended it
                 env = envs[i]
-                _compare(env, _row(state, i), obs[i], mask[i], vec[i], f"{env_id} game {played + i} step {steps}")
+                _compare(env, _row(host, i), obs[i], mask[i], vec[i], f"{env_id} game {played + i} step {steps}")
             live = [i for i in live if not envs[i].game_over]
             if not live:
                 break

@@ -1,0 +1,524 @@
+"""This Game Goes to Eleven as a batched, jittable core (:mod:`parlour.envs.jax_core`): the rules of
+:mod:`parlour.envs.goes_to_eleven.rules` as pure functions of a fixed-shape state, for every player count (2–6) and
+every rule keyword (``deck``, ``max_piles``, ``pick_on_me``, ``start_seat``, ``reward`` in each of its modes, the
+driver's ``max_turns``). Nothing is refused.
+
+What differs structurally from the scalar implementation:
+
+- **Counts and masks instead of lists and bit sets.** Hands are ``int32[n, 11]`` counts (the scalar ``hand_bits``
+  is ``hands > 0``); the piles are ``max_piles`` fixed slots (value, top kind -- ``-1`` for an empty slot -- and
+  size; the scalar ``pile_code`` and ``occupied`` are derived from them); the draw pile is the shuffled deck with a
+  length, its top card at ``draw[draw_len - 1]``, as the scalar list pops from its end.
+- **The asking queue is arithmetic.** The scalar rules list the seats still to be asked whether to answer an Eleven
+  (every other seat holding cards, clockwise from the Eleven's player); hands do not change while it is asked round,
+  so the core keeps none: the next seat asked is the next one clockwise after the seat that just let it stand
+  (before reaching the Eleven's player again) that holds cards.
+- **The legal plays are bit sets per slot.** The scalar play tables (normal, over 11, the same number at the pile
+  limit, the same number over 11, indexed by pile code) become four ``int32[max_piles]`` sets of kinds computed from
+  the pile values and tops by shifts and masks; the first non-empty one (with the new-pile row on the first) is the
+  mask, as in ``play_bits``, spread to booleans once at the end.
+- **One flat step.** ``step`` computes every consequence of the action at once -- the card played and the card
+  drawn, the pile reaching 11, the asking, the giving away, the pile collected (with its rewards), the next turn
+  and the end -- each selected by ``jnp.where`` on what happened (no branches: under vmap a branch would be
+  computed for every game anyway).
+- **Observations are read from a source vector**, exactly as the scalar env hands them out: the core builds the
+  public part of the env's source (:func:`~parlour.envs.goes_to_eleven.env.source_layout`) and the observer's own
+  hand, and reads the observation through the env's own gather index -- cut, once at construction, into runs of
+  source entries that every observer reads alike (copied as slices) and the few entries whose source depends on
+  the observer (the relative seats: one small gather) -- so field order and seat rotation cannot drift. Every float
+  it writes (pile sizes, collected cards and the draw pile ÷ the deck, hands ÷ 3, cards played ÷ that kind's count,
+  the deck ÷ 99, the draw pile's kinds ÷ their count) is looked up in a table computed in NumPy as the scalar env
+  computes it, so the vectors agree bit for bit; the rewards of ``cards`` and ``margin`` likewise. The state vector
+  is the env's, derived from the same source.
+- **Deals come from ``key``** (a shuffle: one sort of random words carrying the card kinds in their low bits,
+  redrawn in the rare case two random parts tie, so the order is exactly uniform); the scalar env draws from its own
+  generator, so a lock-step check hands the core the scalar deal. The whole deal -- hands, draw pile, the first
+  pile -- is drawn at the start (:data:`DEAL_FIELDS`; :func:`deal_number` is always 0).
+- **Legal actions only.** ``step`` assumes a legal action (the learner masks; the opponents choose among legal
+  actions); the scalar env's ``illegal_action`` keyword has no counterpart.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from parlour.envs.goes_to_eleven import rules
+from parlour.envs.goes_to_eleven.env import VALUES, _gather_index, source_layout, state_layout
+from parlour.envs.jax_core import Core
+from parlour.envs.layout import state_from_source
+
+ENV_ID = "goes_to_eleven_v0"
+K = rules.NUM_KINDS
+NUMS = rules.NUM_NUMBERS
+MAXP = rules.MAX_PLAYERS
+ELEVEN, QUIET, TARGET = rules.ELEVEN, rules.QUIET, rules.TARGET
+PLAY, GIVE, ANSWER, OVER = rules.PLAY, rules.GIVE, rules.ANSWER, rules.OVER
+ALL_NUMBERS = (1 << NUMS) - 1  # the set of the number kinds
+SPECIALS = (1 << ELEVEN) | (1 << QUIET)
+#: The rule keywords a core refuses, with the reason (``make_core`` names it): none.
+REFUSED: dict[tuple[str, Any], str] = {}
+#: Rule-keyword sets the lock-step checks cover besides the defaults (every keyword, each away from its default;
+#: valid at every player count). The third deck holds so few numbers that at six players the whole rest of the deck
+#: is often turned up at the start (a pile on a special card, worth 0); one pile slot makes the pile limit and the
+#: same-number plays common; ``max_turns=69`` truncates about half the games at four players.
+VARIANTS: tuple[dict[str, Any], ...] = (
+    {"pick_on_me": True, "reward": "cards", "start_seat": 1},
+    {"reward": "margin", "max_piles": 3, "start_seat": 1, "max_turns": 69},
+    {"deck": (1, 1, 0, 0, 0, 0, 0, 0, 0, 9, 9), "pick_on_me": True, "max_piles": 1, "reward": "margin"},
+    {"deck": (3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 2), "max_piles": 1, "start_seat": 1},
+)
+#: The fields of :class:`State` that hold the deal (one deal per game, all drawn at the start).
+DEAL_FIELDS = ("hands", "hand_size", "draw", "draw_len", "pile_value", "pile_top", "pile_size", "played")
+
+
+class State(NamedTuple):
+    """One table (per-seat arrays have ``num_players`` rows; per-slot arrays ``max_piles``)."""
+
+    hands: jax.Array  # int32[n, 11]: cards of each kind per seat
+    hand_size: jax.Array  # int32[n]
+    draw: jax.Array  # int32[deck size]: the draw pile's kinds, bottom first; entries from draw_len on are spent
+    draw_len: jax.Array  # int32: cards left in the draw pile
+    pile_value: jax.Array  # int32[max_piles]: 0 for an empty slot
+    pile_top: jax.Array  # int32[max_piles]: top card's kind, -1 for an empty slot
+    pile_size: jax.Array  # int32[max_piles]: 0 for an empty slot
+    collected: jax.Array  # int32[n]
+    played: jax.Array  # int32[11]: face-up cards of each kind
+    phase: jax.Array  # int32: rules.PLAY .. rules.OVER
+    current: jax.Array  # int32: the seat to decide (-1 once the rules end the game)
+    turn_seat: jax.Array  # int32: the seat whose turn it is
+    new_pile: jax.Array  # bool: a pile has just left the table
+    pending: jax.Array  # int32: the slot of the pile at 11 awaiting an answer or a receiver, -1
+    eleven_player: jax.Array  # int32: who played the Eleven being answered (until the pile is collected), -1
+    pick: jax.Array  # int32: the guitar pick's holder (Pick On Me), -1
+    turns: jax.Array  # int32: cards played on turns (the driver's max_turns counts them)
+    key: jax.Array  # unused after the deal (the game has no later draw)
+    current_player: jax.Array  # int32: the seat to act, -1 once over
+    rewards: jax.Array  # float32[n]: what the last step paid each seat
+    terminated: jax.Array  # bool
+    truncated: jax.Array  # bool
+
+
+def _table(values: list[float] | list[list[float]]) -> np.ndarray:
+    """Python floats as the scalar env stores them (float64 products rounded to float32)."""
+    return np.array(values, np.float64).astype(np.float32)
+
+
+def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: Any) -> Core:
+    """The core for ``num_players`` seats and the rule keywords ``options`` (those of ``goes_to_eleven_v0``)."""
+    for (name, value), why in REFUSED.items():
+        if options.get(name) == value:
+            raise ValueError(f"goes_to_eleven jax core: {name}={value!r} is not supported ({why}); use the scalar env")
+    opts = rules.Options(num_players=num_players, **options)
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1):
+        raise ValueError(f"goes_to_eleven jax core: max_turns={max_turns!r} is not valid: expected an integer >= 1")
+    n, mp = opts.num_players, opts.max_piles
+    deck = np.array(opts.deck, np.int64)
+    total = int(deck.sum())
+    gb = rules.give_base(mp)
+    pass_a, quiet_a = rules.pass_action(mp), rules.quiet_action(mp)
+    num_actions = opts.num_actions
+    i32, f32 = jnp.int32, jnp.float32
+
+    # Float tables, each entry as the env computes it (``count * (1.0 / total)`` and the like, in float64).
+    deck_scale = 1.0 / total
+    size_t = jnp.asarray(_table([c * deck_scale for c in range(total + 1)]))
+    third = 1.0 / rules.HAND_SIZE
+    third_t = jnp.asarray(_table([c * third for c in range(rules.HAND_SIZE + 1)]))
+    kind_scale = [1.0 / c if c else 0.0 for c in opts.deck]
+    widest = int(deck.max()) + 1
+    kind_t = jnp.asarray(_table([[p * kind_scale[k] for p in range(widest)] for k in range(K)]))
+    deck_v = jnp.asarray((np.array(opts.deck) / rules.MAX_KIND_COUNT).astype(np.float32))
+    loss_t = jnp.asarray(_table([-rules.CARD_REWARD * c for c in range(total + 1)]))
+    share_t = jnp.asarray(_table([rules.CARD_REWARD * c / (n - 1) for c in range(total + 1)]))
+
+    # The observation: the public source fields, then the observer's own hand (rewritten from the env's index).
+    src = source_layout(mp)
+    full = np.stack([_gather_index(mp, o, n) for o in range(n)]).astype(np.int64)
+    own = _own_block(full, src)
+    plan, varying = _plan(own)
+    var_index = jnp.asarray(varying.astype(np.int32))
+    assert src["zero"].start == 0 and src["one"].start == 1  # the index trick's premise
+    slay = state_layout(mp)
+    copied = state_from_source(slay, src, np.arange(src.size, dtype=np.float32), n - 2)
+    state_index = jnp.asarray(copied.astype(np.int32))
+    draw_kinds_at, next_card_at = slay["draw_kinds"], slay["next_card"]
+
+    kinds = jnp.arange(K, dtype=i32)
+    bit = 1 << kinds  # a kind's bit in a set of kinds
+    seats = jnp.arange(n, dtype=i32)
+    slots = jnp.arange(mp, dtype=i32)
+    ask_offsets = jnp.arange(1, n, dtype=i32)  # the other seats, clockwise from the Eleven's player
+    turn_offsets = jnp.arange(1, n + 1, dtype=i32)  # every seat, clockwise after the turn's, itself last
+
+    cards = np.repeat(np.arange(K), deck).astype(np.int32)  # the deck, kind by kind
+    rest = total - rules.HAND_SIZE * n  # cards left after the hands are dealt (at least one)
+    # The deal pops from the end of the shuffled deck: round r, seat s takes position total - 1 - (r * n + s).
+    hand_pos = np.array([[total - 1 - (r * n + s) for r in range(rules.HAND_SIZE)] for s in range(n)], np.int32)
+    start = opts.start_seat
+    packed_cards = jnp.asarray(cards.astype(np.uint32))
+    high = jnp.uint32(0xFFFFFFF0)  # the random part of a sort key; the low 4 bits carry the card's kind
+
+    def keyed(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """The deck sorted by random keys (kind in the low bits), and whether two random parts tie."""
+        packed = jnp.sort((jax.random.bits(key, (total,)) & high) | packed_cards)
+        rand = packed & high
+        return packed, (rand[1:] == rand[:-1]).any()
+
+    def shuffle(key: jax.Array) -> jax.Array:
+        """The deck's kinds in a uniformly random order. One sort of single words (a random part above the kind):
+        on CPU far cheaper than a sort of pairs or a ranking by comparisons. Two equal random parts would order
+        their cards by kind, so such a draw is redrawn (rejection keeps the order exactly uniform; at 72 cards it
+        happens about once in 100,000 deals)."""
+        packed, tie = keyed(key)
+
+        def again(c: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array, jax.Array]:
+            k, sub = jax.random.split(c[0])
+            return (k, *keyed(sub))
+
+        _, packed, _ = jax.lax.while_loop(lambda c: c[2], again, (key, packed, tie))
+        return (packed & jnp.uint32(0xF)).astype(i32)
+
+    def init(key: jax.Array) -> State:
+        draw = shuffle(key)
+        hands = jax.nn.one_hot(draw[jnp.asarray(hand_pos)], K, dtype=i32).sum(axis=1)
+        # Turn up from the top of what is left until a number is on top (or nothing is left).
+        pos = jnp.arange(rest, dtype=i32)
+        is_num = draw[:rest] < NUMS
+        p = jnp.maximum(jnp.where(is_num, pos, -1).max(), 0)
+        top = draw[p]
+        # Every card turned up but a number on top is a special: count the Elevens, the rest are Quiet! cards.
+        elevens = ((pos >= p) & (draw[:rest] == ELEVEN)).sum()
+        size = rest - p
+        quiets = size - elevens - (top < NUMS).astype(i32)
+        played = jnp.where(kinds == top, 1, 0) * (top < NUMS) + jnp.where(
+            kinds == ELEVEN, elevens, jnp.where(kinds == QUIET, quiets, 0)
+        )
+        value = jnp.where(top < NUMS, top + 1, 0)
+        zero_slots = jnp.zeros(mp, i32)
+        return State(
+            hands=hands,
+            hand_size=jnp.full(n, rules.HAND_SIZE, i32),
+            draw=draw,
+            draw_len=p,
+            pile_value=zero_slots.at[0].set(value),
+            pile_top=jnp.full(mp, -1, i32).at[0].set(top),
+            pile_size=zero_slots.at[0].set(size),
+            collected=jnp.zeros(n, i32),
+            played=played.astype(i32),
+            phase=i32(PLAY),
+            current=i32(start),
+            turn_seat=i32(start),
+            new_pile=jnp.bool_(False),
+            pending=i32(-1),
+            eleven_player=i32(-1),
+            pick=i32(start if opts.pick_on_me else -1),
+            turns=i32(0),
+            key=key,
+            current_player=i32(start),
+            rewards=jnp.zeros(n, f32),
+            terminated=jnp.bool_(False),
+            truncated=jnp.bool_(False),
+        )
+
+    give_bits = (1 << (n - 1)) - 1  # the last row of the mask: give to 1 .. n-1 seats left, let stand, Quiet!
+    pass_bit, quiet_bit = 1 << (pass_a - gb), 1 << (quiet_a - gb)
+
+    def legal_mask(s: State) -> jax.Array:
+        """The play rows as the scalar ``play_bits`` computes them, on bit sets of kinds (one int per slot: far
+        fewer operations than a mask per kind); the last row holds the give and answer actions. The bits are
+        spread to the mask once, at the end."""
+        held = s.hands[jnp.maximum(s.current, 0)]
+        h = jnp.where(held > 0, bit, 0).sum()
+        occ = s.pile_top >= 0
+        # The numbers that keep the pile at most 11, and the pile's own top number (on a pile at rest: value < 11).
+        fit = jnp.where(occ, (1 << jnp.clip(TARGET - s.pile_value, 0, NUMS)) - 1, 0)
+        top = jnp.where(occ & (s.pile_top < NUMS), 1 << jnp.maximum(s.pile_top, 0), 0)
+        normal = jnp.where(occ, (fit & ~top) | SPECIALS, 0) & h  # a special card goes on any pile
+        over = (ALL_NUMBERS & ~fit & ~top) & jnp.where(occ, h, 0)
+        same_ok = fit & top & h
+        same_over = top & ~fit & h
+        tops = jax.lax.reduce(top, np.int32(0), jax.lax.bitwise_or, (0,))
+        piles = occ.sum()
+        new_bits = jnp.where(piles < mp, jnp.where(s.new_pile | (piles == 0), h, h & tops), 0)
+        first = (normal != 0).any() | (new_bits != 0)
+        # Going over 11 only when every legal play goes over; the same number only at the pile limit.
+        body = jnp.where(
+            first,
+            normal,
+            jnp.where((over != 0).any(), over, jnp.where((same_ok != 0).any(), same_ok, same_over)),
+        )
+        playing = s.phase == PLAY
+        tail = jnp.where(
+            s.phase == GIVE,
+            give_bits,
+            jnp.where(s.phase == ANSWER, pass_bit | jnp.where(held[QUIET] > 0, quiet_bit, 0), 0),
+        )
+        live = ~(s.terminated | s.truncated)
+        rows = jnp.concatenate([body, new_bits[None]])
+        rows = jnp.where(playing & live & jnp.concatenate([jnp.ones(mp, bool), first[None]]), rows, 0)
+        tail = jnp.where(live, tail, 0)
+        # The rows are computed once, not again for each of the mask's entries (XLA would fuse them into the spread).
+        rows, tail = jax.lax.optimization_barrier((rows, tail))
+        plays = ((rows[:, None] >> kinds[None, :]) & 1).reshape(-1)
+        return jnp.concatenate([plays, (tail >> jnp.arange(num_actions - gb)) & 1]) != 0
+
+    def step(state: State, action: jax.Array) -> State:
+        s = state
+        a = jnp.asarray(action, i32)
+        seat = jnp.maximum(s.current, 0)
+        is_play, is_give, is_answer = s.phase == PLAY, s.phase == GIVE, s.phase == ANSWER
+        quiet_ans = is_answer & (a == quiet_a)
+        pass_ans = is_answer & ~quiet_ans
+        # The card played (on a turn, or a Quiet! answering an Eleven) and the card drawn back.
+        kind = jnp.where(is_play, a % K, QUIET)
+        card = is_play | quiet_ans
+        drawing = card & (s.draw_len > 0)
+        drawn = s.draw[jnp.maximum(s.draw_len - 1, 0)]
+        me = seats == seat
+        hands = (
+            s.hands
+            - (me[:, None] & (kinds == kind)[None, :] & card).astype(i32)
+            + (me[:, None] & (kinds == drawn)[None, :] & drawing).astype(i32)
+        )
+        hand_size = s.hand_size - (me & card & ~drawing).astype(i32)
+        draw_len = s.draw_len - drawing.astype(i32)
+        played = s.played + ((kinds == kind) & card).astype(i32)
+        # The pile it goes on: a slot, the lowest free slot for a new pile, the pending pile for an answer.
+        target = a // K
+        free = jnp.argmax(s.pile_top < 0).astype(i32)
+        slot = jnp.where(is_play, jnp.where(target == mp, free, target), jnp.maximum(s.pending, 0))
+        at = (slots == slot) & card
+        old = s.pile_value[jnp.clip(slot, 0, mp - 1)]
+        value = jnp.where(kind < NUMS, old + kind + 1, jnp.where(kind == ELEVEN, TARGET, 0))
+        value = jnp.where(is_play, value, old)  # an answering Quiet! leaves the pile at 11 (it is collected)
+        pile_value = jnp.where(at, value, s.pile_value)
+        pile_top = jnp.where(at, kind, s.pile_top)
+        pile_size = s.pile_size + at.astype(i32)
+        # What follows: the pile stays, goes over 11, reaches 11 (the Eleven is answered first).
+        at_rest = is_play & (value < TARGET)
+        over11 = is_play & (value > TARGET)
+        made = is_play & (value == TARGET)
+        eleven = made & (kind == ELEVEN)
+        pending = jnp.where(made | over11, slot, s.pending)
+        asking = eleven | pass_ans
+        e = jnp.where(eleven, seat, s.eleven_player)
+        asked_so_far = jnp.where(eleven, 0, (seat - e) % n)
+        ask_seats = (e + ask_offsets) % n
+        can_ask = (ask_offsets > asked_so_far) & (hand_size[ask_seats] > 0)
+        asked = ask_seats[jnp.argmax(can_ask)]
+        to_answer = asking & can_ask.any()
+        made11 = (made & ~eleven) | (asking & ~can_ask.any())
+        give_to = (seat + a - gb + 1) % n
+        if opts.pick_on_me:
+            collect = over11 | is_give | quiet_ans | made11
+            collector = jnp.where(over11, seat, jnp.where(is_give, give_to, jnp.where(quiet_ans, e, s.pick)))
+            pick = jnp.where(made11, (s.pick + 1) % n, s.pick)
+            to_give = jnp.bool_(False)
+        else:
+            collect = over11 | is_give | quiet_ans
+            collector = jnp.where(over11, seat, jnp.where(is_give, give_to, e))
+            pick = s.pick
+            to_give = made11
+        # Collecting: the pending pile leaves the table, face down to the collector.
+        taken = (slots == pending) & collect
+        size = jnp.where(taken, pile_size, 0).sum()
+        gets = (seats == collector) & collect
+        collected = s.collected + jnp.where(gets, size, 0)
+        pile_value = jnp.where(taken, 0, pile_value)
+        pile_top = jnp.where(taken, -1, pile_top)
+        pile_size = jnp.where(taken, 0, pile_size)
+        pending = jnp.where(collect, -1, pending)
+        eleven_player = jnp.where(collect, -1, jnp.where(eleven, seat, s.eleven_player))
+        new_pile = collect | (s.new_pile & ~is_play)
+        # The next turn: the next seat clockwise after the turn's seat that holds cards; none left ends the game.
+        next_turn = at_rest | collect
+        turn_seats = (s.turn_seat + turn_offsets) % n
+        holds = hand_size[turn_seats] > 0
+        nxt = turn_seats[jnp.argmax(holds)]
+        ended = next_turn & ~holds.any()
+        phase = jnp.where(
+            ended,
+            OVER,
+            jnp.where(next_turn, PLAY, jnp.where(to_answer, ANSWER, jnp.where(to_give, GIVE, s.phase))),
+        ).astype(i32)
+        turn_seat = jnp.where(next_turn & ~ended, nxt, s.turn_seat)
+        current = jnp.where(
+            ended,
+            -1,
+            jnp.where(next_turn, nxt, jnp.where(to_answer, asked, jnp.where(to_give, s.turn_seat, s.current))),
+        ).astype(i32)
+        if opts.reward == "win":
+            best = collected.min()
+            rewards = jnp.where(ended, jnp.where(collected == best, 1.0, -1.0), 0.0).astype(f32)
+        elif opts.reward == "cards":
+            rewards = jnp.where(gets, loss_t[size], f32(0.0))
+        else:
+            rewards = jnp.where(collect, jnp.where(seats == collector, loss_t[size], share_t[size]), f32(0.0))
+        turns = s.turns + is_play.astype(i32)
+        terminated = phase == OVER
+        truncated = jnp.bool_(False) if max_turns is None else (~terminated) & (turns >= max_turns)
+        new = State(
+            hands=hands,
+            hand_size=hand_size,
+            draw=s.draw,
+            draw_len=draw_len,
+            pile_value=pile_value,
+            pile_top=pile_top,
+            pile_size=pile_size,
+            collected=collected,
+            played=played,
+            phase=phase,
+            current=current,
+            turn_seat=turn_seat,
+            new_pile=new_pile,
+            pending=pending,
+            eleven_player=eleven_player,
+            pick=pick,
+            turns=turns,
+            key=s.key,
+            current_player=jnp.where(terminated | truncated, -1, current).astype(i32),
+            rewards=rewards,
+            terminated=terminated,
+            truncated=truncated,
+        )
+        finished = state.terminated | state.truncated
+        # a finished game stays as it is (and pays nothing)
+        return jax.tree.map(lambda old, nw: jnp.where(finished, old, nw), state._replace(rewards=s.rewards * 0), new)
+
+    def pad(x: jax.Array) -> jax.Array:
+        """Per-seat rows padded to MAX_PLAYERS."""
+        return jnp.zeros((MAXP, *x.shape[1:]), x.dtype).at[:n].set(x)
+
+    def public(s: State) -> jax.Array:
+        """The public part of the scalar env's source vector (``GoesToElevenEnv._write_source``): every field but
+        the hands, in the source's order."""
+        occ = s.pile_top >= 0
+        fields = {
+            "zero": jnp.zeros(1, f32),
+            "one": jnp.ones(1, f32),
+            "phase": jax.nn.one_hot(s.phase, 4, dtype=f32),
+            "pile_present": occ.astype(f32),
+            "pile_value": jax.nn.one_hot(jnp.where(occ, s.pile_value, -1), VALUES, dtype=f32),
+            "pile_top": jax.nn.one_hot(s.pile_top, K, dtype=f32),
+            "pile_size": size_t[s.pile_size],
+            "pending": jax.nn.one_hot(s.pending, mp, dtype=f32),
+            "new_pile": (s.new_pile | ~occ.any()).astype(f32)[None],
+            "collected": pad(size_t[s.collected]),
+            "hand_size": pad(third_t[s.hand_size]),
+            "draw_size": size_t[s.draw_len][None],
+            "played": kind_t[kinds, s.played],
+            "to_act": jax.nn.one_hot(jnp.where(s.phase == OVER, -1, s.current), MAXP, dtype=f32),
+            "eleven_player": jax.nn.one_hot(s.eleven_player, MAXP, dtype=f32),
+            "pick_holder": jax.nn.one_hot(s.pick, MAXP, dtype=f32),
+            "pick_on_me": jnp.full(1, float(opts.pick_on_me), f32),
+            "deck": deck_v,
+        }
+        return jnp.concatenate([fields[f.name].reshape(-1) for f in src.fields if f.name != "hands"])
+
+    def observe(s: State, seat: jax.Array) -> jax.Array:
+        # the public fields and this seat's own hand: a seat's view never reads another's
+        ext = jnp.concatenate([public(s), third_t[s.hands[seat]]])
+        moved = ext[var_index[seat]]  # the entries each seat reads elsewhere (its relative seats): a small gather
+        return jnp.concatenate([(ext if by_seat else moved)[a:b] for by_seat, a, b in plan])
+
+    def state_vector(s: State) -> jax.Array:
+        v = jnp.concatenate([public(s), pad(third_t[s.hands]).reshape(-1)])[state_index]
+        in_draw = (jnp.arange(total) < s.draw_len)[:, None] & (s.draw[:, None] == kinds[None, :])
+        v = v.at[draw_kinds_at].set(kind_t[kinds, in_draw.sum(axis=0)])
+        top = jnp.where(s.draw_len > 0, s.draw[jnp.maximum(s.draw_len - 1, 0)], -1)
+        return v.at[next_card_at].set(jax.nn.one_hot(top, K, dtype=f32))
+
+    return Core(
+        env_id=ENV_ID,
+        num_players=n,
+        num_actions=num_actions,
+        obs_size=int(own.shape[1]),
+        state_size=slay.size,
+        init=init,
+        step=step,
+        observe=observe,
+        legal_mask=legal_mask,
+        state_vector=state_vector,
+    )
+
+
+def _own_block(full: np.ndarray, src: Any) -> np.ndarray:
+    """The env's gather index (into the whole source) rewritten, per observer, into the public fields followed by
+    that observer's own hand (the source's ``hands`` field closes the source)."""
+    hands = src["hands"]
+    assert hands.stop == src.size
+    out = full.copy()
+    for o, row in enumerate(full):
+        private = row >= hands.start
+        if not ((row[private] - hands.start) // K == o).all():
+            raise AssertionError(f"seat {o}'s observation reads another seat's hand")
+        out[o, private] = hands.start + (row[private] - hands.start) % K
+    return out
+
+
+def _plan(index: np.ndarray) -> tuple[list[tuple[bool, int, int]], np.ndarray]:
+    """The gather ``index`` (observer x entry) as runs: ``(True, a, b)`` copies source entries ``a:b`` (the same for
+    every observer), ``(False, a, b)`` copies entries ``a:b`` of the per-observer gather returned beside it (the
+    entries whose source differs by observer). A gather of a few hundred entries costs more than the rules of a
+    step; slices of the source are plain copies."""
+    same = (index == index[:1]).all(axis=0)
+    varying = index[:, ~same]
+    plan: list[tuple[bool, int, int]] = []
+    v = 0
+    for j in range(index.shape[1]):
+        if same[j]:
+            i = int(index[0, j])
+            if plan and plan[-1][0] and plan[-1][2] == i:
+                plan[-1] = (True, plan[-1][1], i + 1)
+            else:
+                plan.append((True, i, i + 1))
+        else:
+            if plan and not plan[-1][0]:
+                plan[-1] = (False, plan[-1][1], v + 1)
+            else:
+                plan.append((False, v, v + 1))
+            v += 1
+    return plan, varying
+
+
+def deal_number(game: rules.GoesToElevenState) -> int:
+    """Which deal of its episode a scalar state is on: always 0 (the whole deal is drawn at the start)."""
+    return 0
+
+
+def from_rules(game: rules.GoesToElevenState, core: Core, key: Any = None) -> State:
+    """The core's state of a scalar rules state (``key``: unused after the deal; default ``PRNGKey(0)``)."""
+    n = core.num_players
+    opts = game.options
+    i32 = np.int32
+    draw = np.zeros(sum(opts.deck), i32)
+    draw[: len(game.draw)] = game.draw
+    over = game.phase == rules.OVER
+    return State(
+        hands=jnp.asarray(np.array(game.hands, i32).reshape(n, K)),
+        hand_size=jnp.asarray(np.array(game.hand_size, i32)),
+        draw=jnp.asarray(draw),
+        draw_len=jnp.int32(len(game.draw)),
+        pile_value=jnp.asarray(np.array(game.pile_value, i32)),
+        pile_top=jnp.asarray(np.array(game.pile_top, i32)),
+        pile_size=jnp.asarray(np.array(game.pile_size, i32)),
+        collected=jnp.asarray(np.array(game.collected, i32)),
+        played=jnp.asarray(np.array(game.played, i32)),
+        phase=jnp.int32(game.phase),
+        current=jnp.int32(game.current),
+        turn_seat=jnp.int32(game.turn_seat),
+        new_pile=jnp.bool_(game.new_pile),
+        pending=jnp.int32(game.pending),
+        eleven_player=jnp.int32(game.eleven_player),
+        pick=jnp.int32(game.pick),
+        turns=jnp.int32(game.turns),
+        key=jax.random.PRNGKey(0) if key is None else key,
+        current_player=jnp.int32(-1 if over else game.current),
+        rewards=jnp.zeros(n, jnp.float32),
+        terminated=jnp.bool_(over),
+        truncated=jnp.bool_(False),
+    )
