@@ -52,6 +52,7 @@ def from_choices(choices: Callable[[jax.Array, jax.Array], jax.Array]) -> JaxBot
 GAME_MODULES: dict[str, str] = {
     "six_suspects": "parlour.baselines.jax_bots.six_suspects",
     "goes_to_eleven": "parlour.baselines.jax_bots.goes_to_eleven",
+    "elevenses": "parlour.baselines.jax_bots.elevenses",
 }
 
 

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 CORES: dict[str, str] = {
     "six_suspects_v0": "parlour.envs.jax_core.six_suspects",
     "goes_to_eleven_v0": "parlour.envs.jax_core.goes_to_eleven",
+    "elevenses_v0": "parlour.envs.jax_core.elevenses",
 }
 
 
