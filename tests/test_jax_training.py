@@ -138,3 +138,49 @@ def test_sb3_trains_on_the_jax_vec_env(tmp_path: Path) -> None:
     metrics = train(cfg, tmp_path / "run", progress=False, final_eval=False)
     assert metrics["finished"] and metrics["timesteps"] >= 256
     assert read_spec(tmp_path / "run" / "policy.json")["training"]["config"]["train"]["vec_env"] == "jax"
+
+
+def _games_with_a_core() -> list[str]:
+    """The game folder of each game that has a JAX core (its latest env id's config under ``configs/``)."""
+    from parlour.envs.jax_core import CORES
+
+    return sorted({env_id.rsplit("_v", 1)[0] for env_id in CORES})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", _games_with_a_core())
+def test_every_game_trains_with_the_jitted_trainer_and_steps_in_the_jax_vec_env(game: str, tmp_path: Path) -> None:
+    from parlour.training.jax_vec_env import JaxVecEnv
+
+    config = ROOT / "configs" / game / "rl.yaml"
+    tiny = [o for o in JAX_TINY if not o.startswith("opponents=")]
+    cfg = load_config(config, [*tiny, f"opponents=[random,{game}_heuristic]", "train.eval_every=0"])
+    metrics = train(cfg, tmp_path / "run", progress=False, final_eval=False)
+    assert metrics["finished"] and metrics["timesteps"] == 512
+    # the exported file plays whole games of the scalar env
+    env_id, n, options = cfg.game.name, cfg.game.num_players, dict(cfg.game.options)
+    player = PolicyFile(tmp_path / "run" / "policy.json", table_for(env_id, n, options))
+    env = make(env_id, num_players=n, **options)
+    rng = np.random.default_rng(0)
+    for seed in range(2):
+        env.reset(seed=seed)
+        while not env.game_over:
+            o = env.observe(env.agent_selection)
+            env.step(player.act(o["observation"], o["action_mask"], rng))
+    # the vector env: whole episodes with the heuristic in the other seats; the learner's return is the outcome
+    venv = JaxVecEnv(
+        env_id, 8, num_players=n, options=options, opponents=[f"{game}_heuristic"], learner_seat=None,
+        opponent_draw="table", seed=0,
+    )  # fmt: skip
+    venv.reset(seed=1)
+    returns, totals = np.zeros(8), []
+    for _ in range(600):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
+        _, reward, terminated, truncated, _ = venv.step(actions)
+        returns += reward
+        for k in np.flatnonzero(terminated | truncated):
+            totals.append(returns[k])
+            returns[k] = 0.0
+    assert len(totals) >= 8 and all(np.isfinite(totals))
+    if options.get("reward", "win") == "win":
+        assert set(np.round(totals, 6)) <= {-1.0, 0.0, 1.0} and -1.0 in totals
