@@ -167,6 +167,7 @@ def test_parlour_train_with_rllib_trains_checkpoints_resumes_and_evaluates(ray_l
     assert sorted(p.name for p in (run / "logs").iterdir()) == ["session_0", "session_1"]
 
 
+@pytest.mark.slow  # ~55 s of Ray start-up twice; the default run covers SIGTERM with the SB3 trainer (test_run_control)
 def test_sigterm_stops_an_rllib_run_with_a_checkpoint_that_resume_continues(tmp_path: Path) -> None:
     import os
     import signal
