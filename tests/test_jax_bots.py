@@ -48,7 +48,7 @@ CASES = [
     for env_id in sorted(ENVIRONMENTS)
     if env_id.rsplit("_v", 1)[0] in GAME_MODULES
     for name in bots(env_id)
-    for n in sorted({2, make(env_id).num_players})
+    for n in sorted({max(2, make(env_id).min_players), make(env_id).num_players})
 ]
 
 

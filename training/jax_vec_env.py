@@ -118,64 +118,69 @@ class JaxVecEnv(gymnasium.vector.VectorEnv):
         return self._batch.mask.copy()
 
 
+class _SB3Methods:
+    """SB3's ``VecEnv`` methods over :class:`_Batch` (episodes restart inside ``step``, as SB3 expects); mixed into
+    SB3's base class by :func:`sb3_vec_env`, so that importing this module needs no SB3."""
+
+    num_envs: int
+
+    def __init__(self, env_id: str, num_envs: int, **kwargs: Any) -> None:
+        self._batch = _Batch(env_id, num_envs, **kwargs)
+        observation_space, action_space = _spaces(self._batch.core)
+        super().__init__(num_envs, observation_space, action_space)  # type: ignore[call-arg]  # SB3's VecEnv
+        self._actions = np.zeros(num_envs, np.int64)
+        self._seed: int | None = None
+
+    def reset(self) -> np.ndarray:
+        obs = self._batch.reset(self._seed)
+        self._seed = None
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        obs, reward, terminated, truncated, final = self._batch.step(self._actions)
+        dones = terminated | truncated
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for k in np.flatnonzero(dones):
+            infos[k] = {"terminal_observation": final[k], "TimeLimit.truncated": bool(truncated[k])}
+        return obs, reward, dones, infos
+
+    def seed(self, seed: int | None = None) -> Sequence[None | int]:
+        self._seed = seed
+        return [seed] * self.num_envs
+
+    def action_masks(self) -> np.ndarray:
+        return self._batch.mask.copy()
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        return [getattr(self, attr_name)] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
+        if method_name == "action_masks":  # sb3-contrib asks each env for its own mask
+            masks = self.action_masks()
+            return [masks[i] for i in self._indices(indices)]
+        return [getattr(self, method_name)(*args, **kwargs) for _ in self._indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices: Any) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        return [indices] if isinstance(indices, int) else list(indices)
+
+
 def sb3_vec_env(env_id: str, num_envs: int, **kwargs: Any) -> Any:
     """An SB3 ``VecEnv`` over the JAX core (sb3-contrib's MaskablePPO reads its ``action_masks``)."""
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-    class JaxSB3VecEnv(VecEnv):
-        """SB3's ``VecEnv`` over :class:`_Batch` (episodes restart inside ``step``, as SB3 expects)."""
-
-        def __init__(self) -> None:
-            self._batch = _Batch(env_id, num_envs, **kwargs)
-            observation_space, action_space = _spaces(self._batch.core)
-            super().__init__(num_envs, observation_space, action_space)
-            self._actions = np.zeros(num_envs, np.int64)
-            self._seed: int | None = None
-
-        def reset(self) -> np.ndarray:
-            obs = self._batch.reset(self._seed)
-            self._seed = None
-            return obs
-
-        def step_async(self, actions: np.ndarray) -> None:
-            self._actions = np.asarray(actions)
-
-        def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-            obs, reward, terminated, truncated, final = self._batch.step(self._actions)
-            dones = terminated | truncated
-            infos: list[dict[str, Any]] = [{} for _ in range(num_envs)]
-            for k in np.flatnonzero(dones):
-                infos[k] = {"terminal_observation": final[k], "TimeLimit.truncated": bool(truncated[k])}
-            return obs, reward, dones, infos
-
-        def seed(self, seed: int | None = None) -> Sequence[None | int]:
-            self._seed = seed
-            return [seed] * num_envs
-
-        def action_masks(self) -> np.ndarray:
-            return self._batch.mask.copy()
-
-        def close(self) -> None:
-            pass
-
-        def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-            return [getattr(self, attr_name)] * len(self._indices(indices))
-
-        def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-            setattr(self, attr_name, value)
-
-        def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
-            if method_name == "action_masks":  # sb3-contrib asks each env for its own mask
-                masks = self.action_masks()
-                return [masks[i] for i in self._indices(indices)]
-            return [getattr(self, method_name)(*args, **kwargs) for _ in self._indices(indices)]
-
-        def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-            return [False] * len(self._indices(indices))
-
-        def _indices(self, indices: Any) -> list[int]:
-            if indices is None:
-                return list(range(num_envs))
-            return [indices] if isinstance(indices, int) else list(indices)
-
-    return JaxSB3VecEnv()
+    cls = type("JaxSB3VecEnv", (_SB3Methods, VecEnv), {})
+    return cls(env_id, num_envs, **kwargs)

@@ -53,6 +53,7 @@ GAME_MODULES: dict[str, str] = {
     "six_suspects": "parlour.baselines.jax_bots.six_suspects",
     "goes_to_eleven": "parlour.baselines.jax_bots.goes_to_eleven",
     "elevenses": "parlour.baselines.jax_bots.elevenses",
+    "lady_alice": "parlour.baselines.jax_bots.lady_alice",
 }
 
 
