@@ -52,6 +52,24 @@ class Core(NamedTuple):
     state_vector: Callable[[Any], Any]
 
 
+def unless_finished(state: Any, new: Any) -> Any:
+    """``new`` where ``state``'s game is still on, else ``state`` unchanged and paying nothing: every core's step
+    ends with it (a finished game's step changes nothing)."""
+    import jax
+    import jax.numpy as jnp
+
+    finished = state.terminated | state.truncated
+    old = state._replace(rewards=jnp.zeros_like(state.rewards))
+    return jax.tree.map(lambda a, b: jnp.where(finished, a, b), old, new)
+
+
+def pad_rows(x: Any, rows: int) -> Any:
+    """``x`` padded with zero rows to ``rows`` rows (per-seat arrays to the env's largest table)."""
+    import jax.numpy as jnp
+
+    return jnp.zeros((rows, *x.shape[1:]), x.dtype).at[: x.shape[0]].set(x)
+
+
 def module(env_id: str) -> Any:
     """The module of ``env_id``'s JAX core (``ValueError`` naming those that have one)."""
     if env_id not in CORES:

@@ -64,7 +64,7 @@ from parlour.envs.elevenses.env import (
     source_layout,
     state_layout,
 )
-from parlour.envs.jax_core import Core
+from parlour.envs.jax_core import Core, unless_finished
 from parlour.envs.layout import state_from_source
 
 ENV_ID = "elevenses_v0"
@@ -850,9 +850,7 @@ def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None
             truncated=truncated,
             current_player=jnp.where(terminated | truncated, -1, st.current).astype(i32),
         )
-        finished = state.terminated | state.truncated
-        # a finished game stays as it is (and pays nothing)
-        return jax.tree.map(lambda old, new: jnp.where(finished, old, new), state._replace(rewards=st.rewards * 0), st)
+        return unless_finished(state, st)
 
     # ------------------------------------------------------------------------------------------ legal actions
     def legal_mask(st: State) -> jax.Array:

@@ -48,7 +48,7 @@ import numpy as np
 
 from parlour.envs.goes_to_eleven import rules
 from parlour.envs.goes_to_eleven.env import VALUES, _gather_index, source_layout, state_layout
-from parlour.envs.jax_core import Core
+from parlour.envs.jax_core import Core, pad_rows, unless_finished
 from parlour.envs.layout import state_from_source
 
 ENV_ID = "goes_to_eleven_v0"
@@ -385,13 +385,10 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
             terminated=terminated,
             truncated=truncated,
         )
-        finished = state.terminated | state.truncated
-        # a finished game stays as it is (and pays nothing)
-        return jax.tree.map(lambda old, nw: jnp.where(finished, old, nw), state._replace(rewards=s.rewards * 0), new)
+        return unless_finished(state, new)
 
     def pad(x: jax.Array) -> jax.Array:
-        """Per-seat rows padded to MAX_PLAYERS."""
-        return jnp.zeros((MAXP, *x.shape[1:]), x.dtype).at[:n].set(x)
+        return pad_rows(x, MAXP)
 
     def public(s: State) -> jax.Array:
         """The public part of the scalar env's source vector (``GoesToElevenEnv._write_source``): every field but

@@ -32,7 +32,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from parlour.envs.jax_core import Core
+from parlour.envs.jax_core import Core, pad_rows, unless_finished
 from parlour.envs.layout import state_from_source
 from parlour.envs.six_suspects import rules
 from parlour.envs.six_suspects.env import MAX_PLAYERS, SOURCE_LAYOUT, STATE_LAYOUT, _gather_index
@@ -249,9 +249,7 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
             truncated=truncated,
             current_player=jnp.where(terminated | truncated, -1, s.current).astype(i32),
         )
-        finished = state.terminated | state.truncated
-        # a finished game stays as it is (and pays nothing)
-        return jax.tree.map(lambda old, new: jnp.where(finished, old, new), state._replace(rewards=s.rewards * 0), s)
+        return unless_finished(state, s)
 
     def can_announce(s: State) -> jax.Array:
         return (s.phase == rules.PEEK) & (s.peek_phase_turns >= rules.ANNOUNCE_AFTER_TURNS * n)
@@ -267,8 +265,7 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         return mask & ~(s.terminated | s.truncated)
 
     def pad(x: jax.Array) -> jax.Array:
-        """Per-seat rows padded to MAX_PLAYERS."""
-        return jnp.zeros((MAX_PLAYERS, *x.shape[1:]), x.dtype).at[:n].set(x)
+        return pad_rows(x, MAX_PLAYERS)
 
     def public(s: State) -> jax.Array:
         """The public part of the scalar env's source vector (``SixSuspectsEnv._write_source``): every field before
