@@ -1,0 +1,730 @@
+"""Lady Alice as a batched, jittable core (:mod:`parlour.envs.jax_core`): the rules of
+:mod:`parlour.envs.lady_alice.rules` (``lady_alice_v1``) as pure functions of a fixed-shape state, for every player
+count (3–5) and every rule keyword (``max_rounds`` 1–1000, ``no_notes``, ``start_seat``, ``reward`` in each of its
+modes, ``accusation_covers``, the driver's ``max_turns``). Nothing is refused. ``lady_alice_v0``'s core
+(:mod:`parlour.envs.jax_core.lady_alice_v0`) is this one with ``accusation_covers=False`` by default.
+
+What differs structurally from the scalar implementation:
+
+- **Counts instead of lists of counters.** A space's counters are a list of ``[owner, value, face up]`` in the scalar
+  rules; placing a counter turns every counter already there face up, so a space holds at most one face-down
+  counter (the last placed). The core keeps the face-up counters as counts ``up[seat, clue, value]`` and the
+  face-down one as ``down_owner[clue]`` / ``down_value[clue]`` (``-1``: none), with the space's size beside them.
+- **Fixed-size history.** The suspicions are ``max_rounds`` rows (the clues as a 32-bit set, the smiles, the seat),
+  the accusations five rows (at most one per seat: a false one excludes its maker, a true one ends the game); the
+  suspicion or accusation being made is four clue slots filled in order (``-1``: not chosen yet). The previous
+  suspicion is its four clues in category order.
+- **The suspicion mask is computed for the eight clues of the category at once**: the scalar
+  ``_suspicion_options`` / ``_feasible`` cases (the usual first clue, a prefix with an uncovered clue, a prefix of
+  covered clues only -- feasible when an uncovered clue can still follow and the whole can still differ from the
+  previous suspicion) as one vector expression over the candidates; so the mask refuses a first clue that would
+  leave no legal suspicion exactly as the scalar rules do. The uncovered counts per category are derived from
+  ``covered``.
+- **One flat step.** ``step`` computes every consequence of the action at once -- the clue chosen, the verdict
+  (smiles, covering, the history row, the exact-suspicion point), the counter placed, the pass, the accusation (the
+  end, or the exclusion), the new round or the ``max_rounds`` truncation, the next seat and the scores -- each kept
+  by ``jnp.where`` on what happened (no branches: under vmap a branch would be computed for every game anyway). Its
+  reductions run over a handful of seats or clue slots and are written out term by term, and the scores are read on
+  the solution's clues alone (the evidence): on CPU a reduction over all 32 spaces is a separate loop over a
+  materialised input, dearer than the rest of the step.
+- **Observations are built in the observer's frame**, field by field in the env's layout order
+  (:func:`~parlour.envs.lady_alice.env.observation_layout`): per-seat rows are read at ``(observer + k) % n`` and
+  padded to five seats, as the env's gather index reads them; the fields from ``phase`` on are the same for every
+  observer. Every float it writes agrees bit for bit with the env's: the tables of own counters ÷ 3 and counters on
+  a space ÷ 5 (accumulated in float32 as the env accumulates them) and of counters left ÷ 3 are computed in NumPy as
+  the scalar env computes them and checked, entry by entry, to be the float32 product ``count * step`` the core
+  computes (cheaper than a lookup, a gather per entry on CPU); rounds ÷ ``max_rounds`` is looked up in its table.
+  A history row is one elementwise expression of its column. The state vector is the env's: the absolute per-seat
+  fields are the observer-0 frame, every seat's private fields, then the solution, the hidden category, the evidence
+  and the face-down counters' values.
+- **Deals come from ``key``** (one call of the generator: the evidence clue of each category and the special
+  category from random bits, the doubled category's second clue among the other seven from a 64-bit word mod 7,
+  dealt by ranking random words); the scalar env draws from its own generator, so a lock-step check
+  hands the core the scalar deal. The whole deal is drawn at the start (:data:`DEAL_FIELDS`; :func:`deal_number` is
+  always 0).
+- **Legal actions only.** ``step`` assumes a legal action (the learner masks; the opponents choose among legal
+  actions); the scalar env's ``illegal_action`` keyword has no counterpart.
+- The rules' own turn cap (``max_rounds``) ends a game as a truncation scored without the accusation bonus (the
+  rewards paid), as the scalar rules do; the driver's ``max_turns`` (suspicion rounds) truncates with no reward.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from parlour.envs.jax_core import Core, pad_rows, unless_finished
+from parlour.envs.lady_alice import rules
+from parlour.envs.lady_alice.env import (
+    ACCUSATION_ROW,
+    COUNT_SCALE,
+    FIRST_PUBLIC,
+    SMILES,
+    SUSPICION_ROW,
+    observation_layout,
+    state_layout,
+)
+
+ENV_ID = "lady_alice_v1"
+C = rules.NUM_CLUES
+K = rules.NUM_CATEGORIES
+P = rules.PER_CATEGORY
+V = len(rules.COUNTER_VALUES)
+MAXP = rules.MAX_PLAYERS
+#: Accusations a game can hold: one per seat at most (a false one excludes its maker, a true one ends the game).
+MAX_ACCUSATIONS = MAXP
+SUSPECT, DEDUCE, PLACE, ACCUSING, OVER = rules.SUSPECT, rules.DEDUCE, rules.PLACE, rules.ACCUSING, rules.OVER
+VALUE_BASE, PASS, ACCUSE, MISSING_BASE = rules.VALUE_BASE, rules.PASS, rules.ACCUSE, rules.MISSING_BASE
+NUM_ACTIONS = rules.NUM_ACTIONS
+#: The rule keywords a core refuses, with the reason (``make_core`` names it): none.
+REFUSED: dict[tuple[str, Any], str] = {}
+#: Rule-keyword sets the lock-step checks cover besides the defaults (every keyword, each away from its default;
+#: valid at 3, 4 and 5 players). ``max_rounds=3`` ends many games by the rules' own truncation; ``max_turns=4``
+#: truncates others by the driver's cap.
+VARIANTS: tuple[dict[str, Any], ...] = (
+    {"no_notes": True, "accusation_covers": False, "start_seat": 2},
+    {"reward": "score", "max_rounds": 3, "start_seat": 1},
+    {"max_turns": 4, "max_rounds": 6, "accusation_covers": False, "reward": "score"},
+)
+#: The fields of :class:`State` that hold the deal (one deal per game, drawn at the start).
+DEAL_FIELDS = ("evidence", "special")
+
+
+class State(NamedTuple):
+    """One table (per-seat arrays have ``num_players`` rows; the history ``max_rounds`` rows)."""
+
+    evidence: jax.Array  # int32[n]: each seat's evidence clue
+    special: jax.Array  # int32: the doubled (5 players) or missing (3) category, -1 with 4
+    up: jax.Array  # int32[n, 32, 3]: face-up counters by owner, clue and value
+    down_owner: jax.Array  # int32[32]: the owner of the space's face-down counter, -1 none
+    down_value: jax.Array  # int32[32]: its value (0 when none)
+    space: jax.Array  # int32[32]: counters on each space
+    left: jax.Array  # int32[n, 3]: counters in hand by value
+    covered: jax.Array  # bool[32]
+    excluded: jax.Array  # bool[n]
+    passed: jax.Array  # bool[n]: passed since the last counter was placed (or the last suspicion)
+    exact: jax.Array  # bool[n]: made a suspicion with a full verdict (step VIII)
+    phase: jax.Array  # int32: rules.SUSPECT .. rules.OVER
+    holder: jax.Array  # int32: the notebook's holder
+    current: jax.Array  # int32: the seat to decide, -1 once the rules end the game
+    pclue: jax.Array  # int32[4]: the clues of the suspicion or accusation being made, in order (-1: not yet)
+    plen: jax.Array  # int32: how many are chosen
+    missing: jax.Array  # int32: the category a three-player accusation being made leaves out, -1
+    place_clue: jax.Array  # int32: the clue a counter is about to go on, -1
+    prev: jax.Array  # int32[4]: the previous suspicion's clues by category, -1 before the first
+    prev_smiles: jax.Array  # int32: its smiles, -1 before the first
+    sus_bits: jax.Array  # uint32[R]: each suspicion's clues as a set of bits
+    sus_smiles: jax.Array  # int32[R]: its smiles, -1 for a row not made yet
+    sus_seat: jax.Array  # int32[R]: its maker, -1 for a row not made yet
+    acc_bits: jax.Array  # uint32[5]: each accusation's clues
+    acc_smiles: jax.Array  # int32[5]: -1 for a row not made yet
+    acc_seat: jax.Array  # int32[5]
+    acc_missing: jax.Array  # int32[5]: the category it left out (3 players), -1
+    nacc: jax.Array  # int32: accusations made
+    rounds: jax.Array  # int32: suspicions made (the driver's max_turns counts them)
+    accuser: jax.Array  # int32: the successful accuser, -1
+    game_truncated: jax.Array  # bool: the rules' max_rounds cap ended the game
+    key: jax.Array  # unused after the deal (the game has no later draw)
+    current_player: jax.Array  # int32: the seat to act, -1 once over
+    rewards: jax.Array  # float32[n]: what the last step paid each seat
+    terminated: jax.Array  # bool
+    truncated: jax.Array  # bool
+
+
+def _accumulated(step: float, count: int) -> np.ndarray:
+    """``k`` float32 additions of ``step`` onto a float32 zero, for ``k = 0 .. count-1``: the env's ``v[i] += step``."""
+    out = np.zeros(count, np.float32)
+    v = np.zeros(1, np.float32)
+    for k in range(1, count):
+        v[0] += step
+        out[k] = v[0]
+    return out
+
+
+def _linear(table: np.ndarray) -> jax.Array:
+    """The float32 step ``m`` with ``table[k] == float32(k) * m`` for every entry (asserted)."""
+    m = table[1]
+    if not np.array_equal(np.arange(len(table), dtype=np.float32) * m, table):
+        raise AssertionError(f"a float table is not a float32 product: {table}")
+    return jnp.float32(m)
+
+
+def _divided(count: int, by: int) -> np.ndarray:
+    """``k / by`` in float64 stored as float32 (the env's ``np.array(...) / by`` and ``rounds / max_rounds``)."""
+    return (np.arange(count, dtype=np.int64) / by).astype(np.float32)
+
+
+def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None = None, **options: Any) -> Core:
+    """The core for ``num_players`` seats and the rule keywords ``options`` (those of ``lady_alice_v1``)."""
+    return build(ENV_ID, num_players, max_turns, options)
+
+
+def build(env_id: str, num_players: int, max_turns: int | None, options: dict[str, Any]) -> Core:
+    """The core of ``env_id`` (``lady_alice_v1`` or ``lady_alice_v0``: the same rules, the keywords given)."""
+    for (name, value), why in REFUSED.items():
+        if options.get(name) == value:
+            raise ValueError(f"lady_alice jax core: {name}={value!r} is not supported ({why}); use the scalar env")
+    opts = rules.Options(num_players=num_players, **options)
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1):
+        raise ValueError(f"lady_alice jax core: max_turns={max_turns!r} is not valid: expected an integer >= 1")
+    n = opts.num_players
+    R = opts.max_rounds
+    need = rules.smiles_needed(n)
+    acc_len = K - (n == 3)  # clues an accusation names
+    covers = opts.accusation_covers
+    notes = not opts.no_notes
+    i32, f32, u32 = jnp.int32, jnp.float32, jnp.uint32
+
+    olay, slay = observation_layout(R), state_layout(R)
+    head = [f.name for f in olay.fields]
+    head = head[: head.index(FIRST_PUBLIC)]
+    assert head == [
+        "num_players",
+        "own_evidence",
+        "counters_left",
+        "own_counters",
+        "face_down",
+        "revealed",
+        "excluded",
+        "holder",
+        "to_act",
+        "passed",
+        "suspicion_seats",
+        "accusation_seats",
+    ], head  # the order :func:`observe` writes in
+
+    # Float tables, each entry as the env computes it; the small ones are a float32 product ``count * step`` (checked
+    # entry by entry), cheaper than a table lookup, which XLA does as a gather per entry.
+    third = _linear(_accumulated(1 / rules.COUNTERS_PER_VALUE, rules.COUNTERS_PER_VALUE + 1))  # own counters
+    fifth = _linear(_accumulated(COUNT_SCALE, MAXP + 1))  # counters on a space, by owner (and value)
+    left_step = _linear(_divided(rules.COUNTERS_PER_VALUE + 1, rules.COUNTERS_PER_VALUE))
+    rounds_t = jnp.asarray(_divided(R + 1, R))
+    players_hot = jnp.asarray(np.eye(3, dtype=np.float32)[n - rules.MIN_PLAYERS])
+
+    seats = jnp.arange(n, dtype=i32)
+    clues = jnp.arange(C, dtype=i32)
+    cat_of = clues // P
+    values = jnp.arange(V, dtype=i32)
+    slots = jnp.arange(K, dtype=i32)
+    start = opts.start_seat
+
+    # ------------------------------------------------------------------------------------------ the deal
+    def init(key: jax.Array) -> State:
+        # Every draw from one call of the generator (a call costs more than the rest of a new game): the clue of each
+        # category and the special category from 3 and 2 random bits (exactly uniform), the doubled category's second
+        # clue among the other seven from a 64-bit word mod 7, the dealing order by ranking 32-bit words (ties broken
+        # by position: as ``jax.random.randint`` and a shuffle by ranking, uniform to within 2**-32).
+        w = jax.random.bits(key, (K + 3 + n,))
+        picks = (w[:K] & (P - 1)).astype(i32)
+        special = (w[K] & (K - 1)).astype(i32) if n != 4 else i32(-1)
+        per_cat = slots * P + picks
+        if n == 4:
+            solution = per_cat
+        elif n == 3:  # the special category gives none
+            others = jnp.arange(K - 1, dtype=i32)
+            solution = jnp.where(others >= special, per_cat[1:], per_cat[:-1])
+        else:  # the special category gives two: the second among the other seven
+            first = jnp.where(slots == special, picks, 0).sum()
+            word = ((w[K + 1] % (P - 1)) * ((1 << 32) % (P - 1)) + w[K + 2] % (P - 1)) % (P - 1)
+            second = word.astype(i32)
+            second = second + (second >= first)
+            solution = jnp.concatenate([per_cat, (special * P + second)[None]])
+        u = w[K + 3 :]
+        order = jnp.arange(n)
+        rank = ((u[None, :] < u[:, None]) | ((u[None, :] == u[:, None]) & (order[None, :] < order[:, None]))).sum(1)
+        evidence = jnp.where(rank[:, None] == order[None, :], solution[:, None], 0).sum(axis=0).astype(i32)
+        return State(
+            evidence=evidence,
+            special=jnp.asarray(special, i32),
+            up=jnp.zeros((n, C, V), i32),
+            down_owner=jnp.full(C, -1, i32),
+            down_value=jnp.zeros(C, i32),
+            space=jnp.zeros(C, i32),
+            left=jnp.full((n, V), rules.COUNTERS_PER_VALUE, i32),
+            covered=jnp.zeros(C, bool),
+            excluded=jnp.zeros(n, bool),
+            passed=jnp.zeros(n, bool),
+            exact=jnp.zeros(n, bool),
+            phase=i32(SUSPECT),
+            holder=i32(start),
+            current=i32(start),
+            pclue=jnp.full(K, -1, i32),
+            plen=i32(0),
+            missing=i32(-1),
+            place_clue=i32(-1),
+            prev=jnp.full(K, -1, i32),
+            prev_smiles=i32(-1),
+            sus_bits=jnp.zeros(R, u32),
+            sus_smiles=jnp.full(R, -1, i32),
+            sus_seat=jnp.full(R, -1, i32),
+            acc_bits=jnp.zeros(MAX_ACCUSATIONS, u32),
+            acc_smiles=jnp.full(MAX_ACCUSATIONS, -1, i32),
+            acc_seat=jnp.full(MAX_ACCUSATIONS, -1, i32),
+            acc_missing=jnp.full(MAX_ACCUSATIONS, -1, i32),
+            nacc=i32(0),
+            rounds=i32(0),
+            accuser=i32(-1),
+            game_truncated=jnp.bool_(False),
+            key=key,
+            current_player=i32(start),
+            rewards=jnp.zeros(n, f32),
+            terminated=jnp.bool_(False),
+            truncated=jnp.bool_(False),
+        )
+
+    # ------------------------------------------------------------------------------------------ helpers
+    # The step's reductions run over a handful of seats or clue slots: each is written out term by term (on CPU, a
+    # reduction is a separate loop over its materialised input, several times dearer than these few operations).
+    def fold(op: Any, terms: list[jax.Array]) -> jax.Array:
+        out = terms[0]
+        for t in terms[1:]:
+            out = op(out, t)
+        return out
+
+    def next_active(seat: jax.Array, excluded: jax.Array) -> jax.Array:
+        """The first seat clockwise after ``seat`` still in the game."""
+        out = seat  # (never kept: some seat is still in)
+        for k in range(n, 0, -1):
+            cand = (seat + k) % n
+            still_in = fold(jnp.logical_or, [(cand == i) & ~excluded[i] for i in range(n)])
+            out = jnp.where(still_in, cand, out)
+        return out
+
+    def clue_set(pclue: jax.Array) -> jax.Array:
+        """bool[32]: the clues chosen (slots at -1 name none)."""
+        return fold(jnp.logical_or, [pclue[j] == clues for j in range(pclue.shape[0])])
+
+    def scores(
+        up: jax.Array,
+        down_owner: jax.Array,
+        down_value: jax.Array,
+        evidence: jax.Array,
+        special: jax.Array,
+        excluded: jax.Array,
+        exact: jax.Array,
+        accuser: jax.Array,
+    ) -> jax.Array:
+        """The rulebook's points (steps I–IX and the five-player bonus), as the scalar ``score``: read on the
+        solution's clues alone (the evidence: ``n`` distinct clues), summed clue by clue (a reduction over all 32
+        spaces costs several times the rest of a step)."""
+        playing = ~excluded
+        owned = down_owner[evidence][None, :] == seats[:, None]  # seat x solution clue: its face-down counter
+        worth = down_value[evidence][None, :]
+        ones = up[:, evidence, 1] + (owned & (worth == 1)).astype(i32)
+        twos = up[:, evidence, 2] + (owned & (worth == 2)).astype(i32)
+        value = jnp.where(playing[:, None], ones + 2 * twos, 0)
+        mine = playing[:, None] & (ones + twos > 0)
+        points = value[:, 0]
+        every = mine[:, 0]
+        for j in range(1, n):
+            points = points + value[:, j]
+            every = every & mine[:, j]
+        points += rules.ALL_CLUES_BONUS * every
+        if n == 5:
+            doubled = evidence // P == special
+            both = mine[:, 0] | ~doubled[0]
+            for j in range(1, n):
+                both = both & (mine[:, j] | ~doubled[j])
+            points += rules.DOUBLED_CATEGORY_BONUS * both
+        points += rules.EXACT_SUSPICION_BONUS * exact
+        points += rules.ACCUSATION_BONUS * (seats == accuser)
+        return points.astype(i32)
+
+    # ------------------------------------------------------------------------------------------ the step
+    def step(state: State, action: jax.Array) -> State:
+        s = state
+        a = jnp.asarray(action, i32)
+        ph = s.phase
+        seat = jnp.maximum(s.current, 0)
+        is_sus, is_ded, is_place, is_acc = ph == SUSPECT, ph == DEDUCE, ph == PLACE, ph == ACCUSING
+        is_clue = a < C
+        me = seats == seat
+        # A clue of the suspicion or accusation being made; the verdict when it is complete.
+        adds = (is_sus | is_acc) & is_clue
+        pclue = jnp.where(adds & (slots == s.plen), a, s.pclue)
+        plen = s.plen + adds.astype(i32)
+        done_sus = is_sus & (plen == K)
+        done_acc = is_acc & is_clue & (plen == acc_len)
+        made = done_sus | done_acc
+        shown = clue_set(pclue)
+        smiles = fold(jnp.add, [(s.evidence == pclue[j]).astype(i32) for j in range(K)])
+        smiles = fold(jnp.add, [smiles[i] for i in range(n)])
+        full = smiles == need
+        cover = made & (smiles == 0) & (done_sus | covers)
+        covered = s.covered | (cover & shown)
+        bit = jnp.where(pclue >= 0, jnp.left_shift(u32(1), jnp.maximum(pclue, 0).astype(u32)), u32(0))
+        bits = fold(jnp.bitwise_or, [bit[j] for j in range(K)])
+        row = jnp.arange(R) == jnp.where(done_sus, s.rounds, R)
+        sus_bits = jnp.where(row, bits, s.sus_bits)
+        sus_smiles = jnp.where(row, smiles, s.sus_smiles)
+        sus_seat = jnp.where(row, s.holder, s.sus_seat)
+        arow = jnp.arange(MAX_ACCUSATIONS) == jnp.where(done_acc, s.nacc, MAX_ACCUSATIONS)
+        acc_bits = jnp.where(arow, bits, s.acc_bits)
+        acc_smiles = jnp.where(arow, smiles, s.acc_smiles)
+        acc_seat = jnp.where(arow, seat, s.acc_seat)
+        acc_missing = jnp.where(arow, s.missing, s.acc_missing)
+        exact = s.exact | (done_sus & full & (seats == s.holder))
+        prev = jnp.where(done_sus, pclue, s.prev)
+        prev_smiles = jnp.where(done_sus, smiles, s.prev_smiles)
+        rounds = s.rounds + done_sus.astype(i32)
+        # A counter placed: the counter already on the space turns face up; the new one lies face down.
+        v = a - VALUE_BASE
+        pc = jnp.maximum(s.place_clue, 0)
+        old_owner, old_value = s.down_owner[pc], s.down_value[pc]
+        on_space = is_place & (clues == pc)
+        turned = (
+            (on_space & (old_owner >= 0))[None, :, None]
+            & (seats == old_owner)[:, None, None]
+            & (values == old_value)[None, None, :]
+        )
+        up = s.up + turned.astype(i32)
+        down_owner = jnp.where(on_space, seat, s.down_owner)
+        down_value = jnp.where(on_space, v, s.down_value)
+        space = s.space + on_space.astype(i32)
+        left = s.left - (is_place & me[:, None] & (values == v)[None, :]).astype(i32)
+        # Passes, accusations, the new round, the end.
+        passing = is_ded & (a == PASS)
+        correct = done_acc & full
+        false_acc = done_acc & ~full
+        excluded = s.excluded | (false_acc & me)
+        still_in = fold(jnp.add, [(~excluded[i]).astype(i32) for i in range(n)])
+        one_left = false_acc & (still_in == 1)
+        passed = jnp.where(done_sus | is_place, False, s.passed)
+        passed = (passed | (passing & me)) & ~(false_acc & me)
+        every_pass = fold(jnp.logical_and, [passed[i] | excluded[i] for i in range(n)])  # every player still in
+        new_round = (passing | (false_acc & ~one_left)) & every_pass
+        truncating = new_round & (s.rounds >= R)
+        end = truncating | correct | one_left
+        fresh = new_round & ~truncating
+        holder = jnp.where(fresh, next_active(s.holder, excluded), s.holder)
+        moves_on = done_sus | is_place | ((passing | false_acc) & ~new_round & ~one_left)
+        current = jnp.where(moves_on, next_active(seat, excluded), s.current)
+        current = jnp.where(fresh, holder, current)
+        current = jnp.where(end, -1, current)
+        phase = jnp.where(done_sus | is_place | done_acc, DEDUCE, ph)
+        phase = jnp.where(is_ded & is_clue, PLACE, phase)
+        phase = jnp.where(is_ded & (a == ACCUSE), ACCUSING, phase)
+        phase = jnp.where(fresh, SUSPECT, phase)
+        phase = jnp.where(end, OVER, phase).astype(i32)
+        missing = jnp.where(is_acc & (a >= MISSING_BASE), a - MISSING_BASE, s.missing)
+        missing = jnp.where(done_acc | (is_ded & (a == ACCUSE)), -1, missing)
+        place_clue = jnp.where(is_ded & is_clue, a, jnp.where(is_place, -1, s.place_clue))
+        pclue = jnp.where(made, -1, pclue)
+        plen = jnp.where(made, 0, plen)
+        accuser = jnp.where(correct, seat, s.accuser)
+        game_truncated = s.game_truncated | truncating
+        # The rewards of an end.
+        points = scores(up, down_owner, down_value, s.evidence, s.special, excluded, exact, accuser)
+        if opts.reward == "score":
+            rewards = jnp.where(end, points.astype(f32), f32(0.0))
+        else:
+            active = ~excluded
+            best = fold(jnp.maximum, [jnp.where(active[i], points[i], jnp.iinfo(np.int32).min) for i in range(n)])
+            tied = active & (points == best)
+            accuser_tied = fold(jnp.logical_or, [tied[i] & (accuser == i) for i in range(n)])
+            won = jnp.where(accuser_tied, seats == accuser, tied)
+            won = jnp.where((still_in == 1) & (accuser < 0) & ~truncating, active, won)
+            rewards = jnp.where(end, jnp.where(won, f32(1.0), f32(-1.0)), f32(0.0))
+        over = phase == OVER
+        terminated = over & ~game_truncated
+        truncated = game_truncated
+        if max_turns is not None:
+            truncated = truncated | (~over & (rounds >= max_turns))
+        new = State(
+            evidence=s.evidence,
+            special=s.special,
+            up=up,
+            down_owner=down_owner,
+            down_value=down_value,
+            space=space,
+            left=left,
+            covered=covered,
+            excluded=excluded,
+            passed=passed,
+            exact=exact,
+            phase=phase,
+            holder=holder,
+            current=current.astype(i32),
+            pclue=pclue,
+            plen=plen,
+            missing=missing,
+            place_clue=place_clue,
+            prev=prev,
+            prev_smiles=prev_smiles,
+            sus_bits=sus_bits,
+            sus_smiles=sus_smiles,
+            sus_seat=sus_seat,
+            acc_bits=acc_bits,
+            acc_smiles=acc_smiles,
+            acc_seat=acc_seat,
+            acc_missing=acc_missing,
+            nacc=s.nacc + done_acc.astype(i32),
+            rounds=rounds,
+            accuser=accuser,
+            game_truncated=game_truncated,
+            key=s.key,
+            current_player=jnp.where(terminated | truncated, -1, current).astype(i32),
+            rewards=rewards,
+            terminated=terminated,
+            truncated=truncated,
+        )
+        return unless_finished(state, new)
+
+    # ------------------------------------------------------------------------------------------ the mask
+    def suspicion_options(s: State) -> jax.Array:
+        """bool[32]: the clues of the suspicion's next category that leave a legal suspicion possible (the scalar
+        ``_suspicion_options`` and ``_feasible``, for the eight candidates at once)."""
+        k = s.plen
+        covered = s.covered
+        unc = (~covered).reshape(K, P).sum(axis=1)
+        has_prev = s.prev[0] >= 0
+        before = slots < k
+        same_prefix = has_prev & ((s.pclue == s.prev) | ~before).all()
+        some_open = (before & ~covered[jnp.maximum(s.pclue, 0)]).any()
+        prev_k = s.prev[jnp.minimum(k, K - 1)]
+        in_cat = cat_of == k
+        usual_first = (k == 0) & (~has_prev | (unc[1:].sum() > 1))
+        # A prefix with an uncovered clue: only the previous suspicion's last clue can be ruled out.
+        open_prefix = ~((k == K - 1) & same_prefix & (clues == prev_k))
+        # A prefix of covered clues only: each candidate's ``_feasible``.
+        same_c = same_prefix & (clues == prev_k)
+        k1 = k + 1
+        rest = jnp.where(slots >= k1, unc, 0).sum()
+        last_open = (~covered[jnp.maximum(s.prev[K - 1], 0)]).astype(i32)
+        tail = jnp.where(~same_c | (k1 <= 2), rest > 0, unc[K - 1] - last_open > 0)
+        feasible = jnp.where(k1 == K, ~covered & ~same_c, ~covered | tail)
+        ok = jnp.where(usual_first, True, jnp.where(some_open, open_prefix, feasible))
+        return in_cat & ok
+
+    tail_zero = jnp.zeros(NUM_ACTIONS - C, bool)
+
+    def legal_mask(s: State) -> jax.Array:
+        seat = jnp.maximum(s.current, 0)
+        left = s.left[seat]
+        acts = jnp.arange(NUM_ACTIONS)
+        open_space = ~s.covered & (s.space < n)
+        deduce = jnp.concatenate([open_space & (left.sum() > 0), tail_zero]) | (acts == PASS) | (acts == ACCUSE)
+        place = jnp.zeros(NUM_ACTIONS, bool).at[VALUE_BASE:PASS].set(left > 0)
+        if n == 3:
+            cat = s.plen + (s.plen >= s.missing).astype(i32)
+            accusing = jnp.where(
+                s.missing < 0,
+                acts >= MISSING_BASE,
+                jnp.concatenate([cat_of == cat, tail_zero]),
+            )
+        else:
+            accusing = jnp.concatenate([cat_of == s.plen, tail_zero])
+        suspect = jnp.concatenate([suspicion_options(s), tail_zero])
+        ph = s.phase
+        mask = jnp.where(
+            ph == SUSPECT,
+            suspect,
+            jnp.where(ph == DEDUCE, deduce, jnp.where(ph == PLACE, place, jnp.where(ph == ACCUSING, accusing, False))),
+        )
+        return mask & ~(s.terminated | s.truncated) & (ph != OVER)
+
+    # ------------------------------------------------------------------------------------------ observations
+    def pad(x: jax.Array) -> jax.Array:
+        return pad_rows(x, MAXP)
+
+    def rotate(x: jax.Array, observer: jax.Array) -> jax.Array:
+        """Per-seat rows from ``observer`` on, clockwise (row ``k``: seat ``(observer + k) % n``): one slice of the
+        rows twice over."""
+        twice = jnp.concatenate([x, x])
+        return jax.lax.dynamic_slice_in_dim(twice, observer, n)
+
+    def relative(seat_of: jax.Array, observer: jax.Array) -> jax.Array:
+        """One-hot over five relative seats of absolute seats (``-1``: none)."""
+        return jax.nn.one_hot(jnp.where(seat_of >= 0, (seat_of - observer) % n, -1), MAXP, dtype=f32)
+
+    def seat_fields(s: State, observer: jax.Array) -> list[jax.Array]:
+        """The public per-seat fields (``face_down`` .. ``accusation_seats``), seat ``k`` = ``k`` places left of
+        ``observer`` (observer 0: the absolute seats of the source and the state vector)."""
+        face_down = relative(s.down_owner, observer).T * fifth
+        revealed = pad(rotate(s.up, observer).astype(f32) * fifth)
+        to_act = jnp.where(s.phase == OVER, -1, s.current)
+        parts = [
+            face_down,
+            revealed,
+            pad(rotate(s.excluded, observer).astype(f32)),
+            relative(s.holder, observer),
+            relative(to_act, observer),
+            pad(rotate(s.passed, observer).astype(f32)),
+        ]
+        if notes:
+            parts += [relative(s.sus_seat, observer), relative(s.acc_seat, observer)]
+        else:
+            parts += [jnp.zeros((R, MAXP), f32), jnp.zeros((MAX_ACCUSATIONS, MAXP), f32)]
+        return parts
+
+    def history(bits: jax.Array, smiles: jax.Array, missing: jax.Array | None) -> jax.Array:
+        """History rows (one-hot category left out when ``missing`` is given, the clues, one-hot smiles) as one
+        elementwise expression of the column (a concatenation of the three would be written twice)."""
+        off = 0 if missing is None else K
+        col = jnp.arange(off + C + SMILES, dtype=i32)
+        shift = jnp.clip(col - off, 0, C - 1).astype(u32)
+        named = ((bits[:, None] >> shift[None, :]) & 1) == 1
+        hot = jnp.where(col[None, :] >= off + C, smiles[:, None] == col[None, :] - off - C, named)
+        if missing is not None:
+            hot = jnp.where(col[None, :] < off, missing[:, None] == col[None, :], hot)
+        return hot.astype(f32)
+
+    def public(s: State) -> list[jax.Array]:
+        """The fields from ``phase`` on: the same for every observer."""
+        parts = [
+            jax.nn.one_hot(s.phase, 5, dtype=f32),
+            s.covered.astype(f32),
+            clue_set(s.pclue).astype(f32),
+            jax.nn.one_hot(s.missing, K, dtype=f32),
+            jax.nn.one_hot(s.place_clue, C, dtype=f32),
+            clue_set(s.prev).astype(f32),
+            jax.nn.one_hot(s.prev_smiles, SMILES, dtype=f32),
+        ]
+        if notes:
+            sus = history(s.sus_bits, s.sus_smiles, None)
+            acc = history(s.acc_bits, s.acc_smiles, s.acc_missing)
+            parts += [sus, acc]
+        else:
+            parts += [jnp.zeros((R, SUSPICION_ROW), f32), jnp.zeros((MAX_ACCUSATIONS, ACCUSATION_ROW), f32)]
+        parts.append(rounds_t[s.rounds][None])
+        return parts
+
+    def own_counts(s: State) -> jax.Array:
+        """int32[n, 32, 3]: every seat's counters on the spaces, face up or down."""
+        down = (s.down_owner[None, :, None] == seats[:, None, None]) & (
+            s.down_value[None, :, None] == values[None, None, :]
+        )
+        return s.up + down.astype(i32)
+
+    def observe(s: State, seat: jax.Array) -> jax.Array:
+        seat = jnp.asarray(seat, i32)
+        down = (s.down_owner == seat)[:, None] & (s.down_value[:, None] == values[None, :])
+        own = s.up[seat] + down.astype(i32)
+        parts = [
+            players_hot,
+            jax.nn.one_hot(s.evidence[seat], C, dtype=f32),
+            s.left[seat].astype(f32) * left_step,
+            own.astype(f32) * third,
+            *seat_fields(s, seat),
+            *public(s),
+        ]
+        return jnp.concatenate([p.reshape(-1) for p in parts])
+
+    def state_vector(s: State) -> jax.Array:
+        evidence = pad(jax.nn.one_hot(s.evidence, C, dtype=f32))
+        down = (s.down_owner[None, :, None] == seats[:, None, None]) & (
+            s.down_value[None, :, None] == values[None, None, :]
+        )
+        parts = [
+            players_hot,
+            evidence,
+            pad(s.left.astype(f32) * left_step),
+            pad(own_counts(s).astype(f32) * third),
+            *seat_fields(s, i32(0)),
+            *public(s),
+            clue_set(s.evidence).astype(f32),
+            jax.nn.one_hot(s.special, K, dtype=f32),
+            evidence,
+            pad(jnp.where(down, fifth, f32(0.0))),
+        ]
+        return jnp.concatenate([p.reshape(-1) for p in parts])
+
+    return Core(
+        env_id=env_id,
+        num_players=n,
+        num_actions=NUM_ACTIONS,
+        obs_size=olay.size,
+        state_size=slay.size,
+        init=init,
+        step=step,
+        observe=observe,
+        legal_mask=legal_mask,
+        state_vector=state_vector,
+    )
+
+
+def deal_number(game: rules.LadyAliceState) -> int:
+    """Which deal of its episode a scalar state is on: always 0 (the whole deal is drawn at the start)."""
+    return 0
+
+
+def from_rules(game: rules.LadyAliceState, core: Core, key: Any = None) -> State:
+    """The core's state of a scalar rules state (``key``: unused after the deal; default ``PRNGKey(0)``)."""
+    n = core.num_players
+    R = game.options.max_rounds
+    i32 = np.int32
+    up = np.zeros((n, C, V), i32)
+    down_owner = np.full(C, -1, i32)
+    down_value = np.zeros(C, i32)
+    for clue, entries in enumerate(game.counters):
+        for owner, value, face_up in entries:
+            if face_up:
+                up[owner, clue, value] += 1
+            else:
+                down_owner[clue], down_value[clue] = owner, value
+    pclue = np.full(K, -1, i32)
+    pclue[: len(game.partial)] = game.partial
+    prev = np.full(K, -1, i32) if game.previous is None else np.array(game.previous, i32)
+    suspicions = [r for r in game.history if not r.accusation]
+    accusations = [r for r in game.history if r.accusation]
+
+    def bits(record: rules.Record) -> int:
+        return sum(1 << c for c in record.clues)
+
+    sus_bits = np.zeros(R, np.uint32)
+    sus_smiles = np.full(R, -1, i32)
+    sus_seat = np.full(R, -1, i32)
+    for i, r in enumerate(suspicions):
+        sus_bits[i], sus_smiles[i], sus_seat[i] = bits(r), r.smiles, r.seat
+    acc_bits = np.zeros(MAX_ACCUSATIONS, np.uint32)
+    acc_smiles = np.full(MAX_ACCUSATIONS, -1, i32)
+    acc_seat = np.full(MAX_ACCUSATIONS, -1, i32)
+    acc_missing = np.full(MAX_ACCUSATIONS, -1, i32)
+    for i, r in enumerate(accusations):
+        acc_bits[i], acc_smiles[i], acc_seat[i], acc_missing[i] = bits(r), r.smiles, r.seat, r.missing
+    over = game.phase == rules.OVER
+
+    def seats_in(xs: list[int]) -> np.ndarray:
+        return np.isin(np.arange(n), xs)
+
+    return State(
+        evidence=jnp.asarray(np.array(game.evidence, i32)),
+        special=jnp.int32(game.special),
+        up=jnp.asarray(up),
+        down_owner=jnp.asarray(down_owner),
+        down_value=jnp.asarray(down_value),
+        space=jnp.asarray(np.array([len(e) for e in game.counters], i32)),
+        left=jnp.asarray(np.array(game.left, i32).reshape(n, V)),
+        covered=jnp.asarray(np.array(game.covered, bool)),
+        excluded=jnp.asarray(np.array(game.excluded, bool)),
+        passed=jnp.asarray(seats_in(game.passed)),
+        exact=jnp.asarray(np.array(game.exact, bool)),
+        phase=jnp.int32(game.phase),
+        holder=jnp.int32(game.holder),
+        current=jnp.int32(game.current),
+        pclue=jnp.asarray(pclue),
+        plen=jnp.int32(len(game.partial)),
+        missing=jnp.int32(game.missing),
+        place_clue=jnp.int32(game.place_clue),
+        prev=jnp.asarray(prev),
+        prev_smiles=jnp.int32(suspicions[-1].smiles if suspicions else -1),
+        sus_bits=jnp.asarray(sus_bits),
+        sus_smiles=jnp.asarray(sus_smiles),
+        sus_seat=jnp.asarray(sus_seat),
+        acc_bits=jnp.asarray(acc_bits),
+        acc_smiles=jnp.asarray(acc_smiles),
+        acc_seat=jnp.asarray(acc_seat),
+        acc_missing=jnp.asarray(acc_missing),
+        nacc=jnp.int32(len(accusations)),
+        rounds=jnp.int32(game.rounds),
+        accuser=jnp.int32(game.accuser),
+        game_truncated=jnp.bool_(game.truncated),
+        key=jax.random.PRNGKey(0) if key is None else key,
+        current_player=jnp.int32(-1 if over else game.current),
+        rewards=jnp.zeros(n, jnp.float32),
+        terminated=jnp.bool_(over and not game.truncated),
+        truncated=jnp.bool_(over and game.truncated),
+    )
