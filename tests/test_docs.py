@@ -113,3 +113,16 @@ def test_no_readme_or_docs_page_points_outside_the_repository() -> None:
     assert "docs/rulings.md" in texts
     offenders = {name: m.group(0) for name, text in texts.items() if (m := OUTSIDE.search(text))}
     assert not offenders, offenders
+
+
+def test_the_jax_page_has_every_core_and_its_batched_bots() -> None:
+    pytest.importorskip("jax")
+    from parlour.baselines.jax_bots import GAME_MODULES
+    from parlour.envs.jax_core import CORES
+
+    page = docs.jax_cores_page()
+    for env_id, module in CORES.items():
+        assert f"`{env_id}`" in page and f"`{module}`" in page
+    for module in GAME_MODULES.values():
+        assert f"### Batched bots (`{module}`)" in page
+    assert "What differs structurally" in page  # each core's docstring, not only its name

@@ -28,6 +28,8 @@ GAMES_DIR = "games"
 GAMES_INDEX = f"{GAMES_DIR}/index.md"
 #: The command-line reference page.
 CLI_PAGE = "cli.md"
+#: The generated page of the JAX cores and their batched bots (each module's docstring).
+JAX_PAGE = "jax-cores.md"
 #: Width of the help text in the CLI reference: fixed, so that the page does not depend on the terminal that builds it.
 HELP_COLUMNS = 100
 
@@ -246,11 +248,38 @@ def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
     return "".join(parts)
 
 
+def jax_cores_page() -> str:
+    """The site's page of the JAX cores: per game, its core's module docstring (what it supports, what it refuses and
+    what differs structurally from the scalar rules) and its batched bots' (which bots, and why not the others)."""
+    from parlour.baselines.jax_bots import GAME_MODULES
+    from parlour.envs.jax_core import CORES
+
+    parts = [
+        _generated_note("the module docstrings of `parlour.envs.jax_core.*` and `parlour.baselines.jax_bots.*`"),
+        "# JAX cores, game by game\n\n",
+        "What each game's batched core expresses, how it differs in structure from the scalar rules, and which bots "
+        "play batched beside it. How to use them, the lock-step checks and the measured speed: [JAX](jax.md).\n\n",
+    ]
+    for module in dict.fromkeys(CORES.values()):
+        doc = importlib.import_module(module).__doc__ or ""
+        envs = ", ".join(f"`{e}`" for e, m in CORES.items() if m == module)
+        game = module.rsplit(".", 1)[1]
+        parts += [f"## {envs}\n\n", f"`{module}`\n\n", markdown_from_docstring(doc, heading_level=3), "\n"]
+        if game in GAME_MODULES:
+            bots = importlib.import_module(GAME_MODULES[game]).__doc__ or ""
+            parts += [f"### Batched bots (`{GAME_MODULES[game]}`)\n\n", markdown_from_docstring(bots, 4), "\n"]
+    return "".join(parts)
+
+
 def site_pages() -> dict[str, str]:
     """Every generated page of the documentation site: path under ``docs/`` -> Markdown."""
     from parlour.envs import ENVIRONMENTS
 
     pages = {GAMES_INDEX: games_index(), CLI_PAGE: cli_reference()}
+    try:
+        pages[JAX_PAGE] = jax_cores_page()
+    except ImportError as exc:  # the jax extra is not installed: the page says how to get it
+        pages[JAX_PAGE] = f'# JAX cores, game by game\n\nNot built here ({exc}): `pip install ".[jax]"`.\n'
     pages.update({f"{GAMES_DIR}/{name}.md": env_page(name) for name in ENVIRONMENTS})
     return pages
 
