@@ -68,6 +68,30 @@ def test_every_package_folder_is_in_the_wheel(wheel: Path) -> None:
     assert not any(n.startswith(("envs/", "training/", "baselines/", "tests/")) for n in names)
 
 
+def test_the_wheel_ships_the_shipped_policies_and_their_weights_but_not_every_seed(wheel: Path) -> None:
+    import json
+
+    checkpoints = ROOT / "baselines" / "checkpoints"
+    shipped = [p for p in checkpoints.glob("*.json") if re.fullmatch(r".+_v\d+_(rl|distilled)\.json", p.name)]
+    assert shipped, "no shipped policy in the repository"
+    want = {p.name for p in shipped} | {json.loads(p.read_text())["weights"]["file"] for p in shipped}
+    want |= {p.name for p in checkpoints.glob("*_results.json")}
+    got = {Path(n).name for n in zipfile.ZipFile(wheel).namelist() if "parlour/baselines/checkpoints/" in n}
+    assert got == want
+    # every other seed's file stays in the repository (parlour baselines reads them from a clone)
+    assert any(p.name not in got for p in checkpoints.glob("*_seed*.safetensors"))
+
+
+def test_parlour_baselines_reads_and_writes_a_clones_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from parlour.training.baselines_table import CHECKPOINTS, FIGURES
+    from parlour.training.cli.baselines import published_folders
+
+    assert published_folders(tmp_path) == (CHECKPOINTS, FIGURES)  # not a clone: the installed package's
+    (tmp_path / "baselines" / "checkpoints").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert published_folders() == (Path("baselines/checkpoints").resolve(), Path("baselines/figures").resolve())
+
+
 def test_bare_folder_names_are_never_imported() -> None:
     code = (
         "import sys, pkgutil, importlib, parlour.envs, parlour.baselines, parlour.training\n"

@@ -55,10 +55,10 @@ def add_parser(sub: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     if not has_training_extra("parlour baselines"):  # it reads the training configs, and trains
         return 2
-    from parlour.training.baselines_table import CHECKPOINTS, render
+    from parlour.training.baselines_table import render
 
     if args.render_only:
-        Path("BASELINES.md").write_text(render(CHECKPOINTS))
+        Path("BASELINES.md").write_text(render(published_folders()[0]))
         print("wrote BASELINES.md from the stored results")
         return 0
     from parlour.training.config import ConfigError
@@ -75,10 +75,24 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def published_folders(root: Path | None = None) -> tuple[Path, Path]:
+    """Where the published files are read and written: the checkpoints (shipped policies, every seed's file, results)
+    and the figures. In a clone of the repository (``baselines/checkpoints`` under ``root``, the working directory),
+    its folders, where the files are committed: the installed package holds only what it ships (the shipped policies
+    and the weights they name), not every seed. Elsewhere, the installed package's folders."""
+    from parlour.training.baselines_table import CHECKPOINTS, FIGURES
+
+    clone = (root or Path.cwd()) / "baselines"
+    if (clone / "checkpoints").is_dir():
+        return clone / "checkpoints", clone / "figures"
+    return CHECKPOINTS, FIGURES
+
+
 def _regenerate(args: argparse.Namespace) -> None:
     """Regenerate the part of BASELINES.md that ``--track`` names (training what it needs, unless told not to)."""
     from parlour.training.baselines_table import regenerate
 
+    folder, figures = published_folders()
     runs = Path(args.runs) if args.runs else None
     games = chosen_envs(args)  # positional ids or the old --game flag
     if args.track == "rl":
@@ -91,17 +105,21 @@ def _regenerate(args: argparse.Namespace) -> None:
             jobs=args.jobs,
             runs=runs,
             workers=args.workers,
+            folder=folder,
+            figures=figures,
         )
     elif args.track == "sweep":
         from parlour.training import rl_track
 
         print(
-            rl_track.regenerate_sweep(games, train_models=not args.skip_training, jobs=args.jobs, runs=runs).read_text()
+            rl_track.regenerate_sweep(
+                games, train_models=not args.skip_training, jobs=args.jobs, runs=runs, folder=folder
+            ).read_text()
         )
     elif args.track == "exploit":
         from parlour.training import exploit
 
-        print(exploit.regenerate(games, progress=not args.no_progress, runs=runs).read_text())
+        print(exploit.regenerate(games, progress=not args.no_progress, runs=runs, folder=folder).read_text())
     else:
         regenerate(
             games,
@@ -110,4 +128,6 @@ def _regenerate(args: argparse.Namespace) -> None:
             jobs=args.jobs,
             workers=args.workers,
             ray_address=args.ray_address,
+            folder=folder,
+            figures=figures,
         )
