@@ -16,7 +16,6 @@ import pytest
 
 from parlour.baselines import (
     BOTS,
-    CHECKPOINT_DIR,
     SHIPPED,
     UnknownPolicyError,
     available,
@@ -319,7 +318,9 @@ def test_a_torn_or_altered_pair_is_refused(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------ malformed policy files
-SHIPPED_FILES = sorted(p.name for p in CHECKPOINT_DIR.glob("*_distilled*.json"))
+#: The repository's policy files, every seed's too (the installed package carries only the shipped ones).
+REPO_CHECKPOINTS = Path(__file__).resolve().parents[1] / "baselines" / "checkpoints"
+SHIPPED_FILES = sorted(p.name for p in REPO_CHECKPOINTS.glob("*_distilled*.json"))
 
 
 @pytest.mark.parametrize("name", SHIPPED_FILES)
@@ -327,8 +328,8 @@ def test_every_shipped_policy_file_passes_the_schema(name: str) -> None:
     from jsonschema import Draft202012Validator
 
     Draft202012Validator.check_schema(SPEC_SCHEMA)
-    validate_spec(json.loads((CHECKPOINT_DIR / name).read_text()), name)
-    assert PolicyFile(CHECKPOINT_DIR / name).spec["format"] == "parlour-policy"
+    validate_spec(json.loads((REPO_CHECKPOINTS / name).read_text()), name)
+    assert PolicyFile(REPO_CHECKPOINTS / name).spec["format"] == "parlour-policy"
 
 
 def edited(tmp_path: Path, edit: Any, name: str = "goes_to_eleven_distilled") -> Path:
