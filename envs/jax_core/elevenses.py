@@ -221,53 +221,10 @@ _EFFECT_PHASE = np.array(
     ],
     np.int32,
 )
-# The handler of each phase (``rules._HANDLERS``): Ham Sandwiches and Cakes share theirs.
-(
-    _H_TURN,
-    _H_RCARD,
-    _H_RSLOT,
-    _H_SWAP1,
-    _H_SWAP2,
-    _H_ADD,
-    _H_FROM,
-    _H_TO,
-    _H_LOOK,
-    _H_CLAIM,
-    _H_PASS,
-    _H_TARGET,
-    _H_TAKE,
-    _H_GIVE,
-    _H_CUC1,
-    _H_CUC2,
-    _H_LATE,
-    _H_OVER,
-) = range(18)
-_HANDLER_OF = np.array(
-    [
-        _H_TURN,
-        _H_RCARD,
-        _H_RSLOT,
-        _H_SWAP1,
-        _H_SWAP2,
-        _H_ADD,
-        _H_FROM,
-        _H_TO,
-        _H_LOOK,
-        _H_CLAIM,
-        _H_PASS,
-        _H_TARGET,
-        _H_TAKE,
-        _H_GIVE,
-        _H_TARGET,
-        _H_TAKE,
-        _H_GIVE,
-        _H_CUC1,
-        _H_CUC2,
-        _H_LATE,
-        _H_OVER,
-    ],
-    np.int32,
-)
+#: The scalar handler of each phase, by name (``rules._HANDLERS``; Ham Sandwiches and Cakes share theirs): the core's
+#: switch has one branch per distinct handler, in the order they first appear, and each phase's branch is derived.
+_HANDLER_NAMES = tuple(dict.fromkeys(h.__name__ for h in rules._HANDLERS))
+_HANDLER_OF = np.array([_HANDLER_NAMES.index(h.__name__) for h in rules._HANDLERS], np.int32)
 
 
 def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None = None, **options: Any) -> Core:
@@ -658,29 +615,29 @@ def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None
     def uniform(h: Handler) -> Handler:
         return lambda st, a: strong(h(st, a))
 
-    handlers: list[Handler] = [
-        uniform(h)
-        for h in (
-            on_turn,
-            on_rearrange_card,
-            on_rearrange_slot,
-            on_swap_1,
-            on_swap_2,
-            on_add,
-            on_move_from,
-            on_move_to,
-            on_look,
-            on_claim,
-            on_pass,
-            on_target,
-            on_take,
-            on_give,
-            on_cucumber_1,
-            on_cucumber_2,
-            on_late,
-            on_over,
-        )
-    ]
+    branches = (
+        on_turn,
+        on_rearrange_card,
+        on_rearrange_slot,
+        on_swap_1,
+        on_swap_2,
+        on_add,
+        on_move_from,
+        on_move_to,
+        on_look,
+        on_claim,
+        on_pass,
+        on_target,
+        on_take,
+        on_give,
+        on_cucumber_1,
+        on_cucumber_2,
+        on_late,
+        on_over,
+    )
+    # the core's branch of each scalar handler (``on_x`` for ``_on_x``): a renamed or reordered handler fails here
+    assert tuple(f"_{h.__name__}" for h in branches) == _HANDLER_NAMES, "the handlers differ from rules._HANDLERS"
+    handlers: list[Handler] = [uniform(h) for h in branches]
 
     def apply(st: State, d: Delta) -> State:
         """A handler's answer applied to the state (the decider is ``st.current``)."""
