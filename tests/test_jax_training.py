@@ -132,6 +132,30 @@ def test_the_jax_vec_env_steps_a_batch_with_the_single_agent_envs_rewards(tmp_pa
         env.step(bad)
 
 
+def test_a_batched_step_restarts_only_finished_episodes_and_equals_the_per_game_step() -> None:
+    """``SingleSeat.step_batch`` (a new deal only where an episode ended) is ``vmap(step)`` (a deal computed for every
+    game), step for step, through many episode ends."""
+    from parlour.baselines.jax_bots import bot
+    from parlour.envs.jax_core import make_core
+    from parlour.envs.jax_core.single_seat import SingleSeat
+
+    env_id = "goes_to_eleven_v0"
+    seat = SingleSeat(
+        make_core(env_id, 3, max_turns=6), [bot("random", env_id), bot("goes_to_eleven_heuristic", env_id)]
+    )
+    states, obs, mask = jax.vmap(seat.reset)(jax.random.split(jax.random.PRNGKey(0), 32))
+    per_game, batched = jax.jit(jax.vmap(seat.step)), jax.jit(seat.step_batch)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(12):
+        actions = jnp.asarray([rng.choice(np.flatnonzero(m)) for m in np.asarray(mask)], jnp.int32)
+        a, b = per_game(states, actions), batched(states, actions)
+        for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+            assert np.array_equal(np.asarray(x), np.asarray(y))
+        ended += int(np.asarray(b.terminated | b.truncated).sum())
+        states, mask = b.state, b.mask
+    assert ended > 32  # episodes ended, several per step: both restart paths were taken
+
+
 def test_sb3_trains_on_the_jax_vec_env(tmp_path: Path) -> None:
     overrides = [o for o in JAX_TINY if o != "trainer=jax"]
     cfg = load_config(RL, [*overrides, "trainer=sb3", "train.vec_env=jax", "train.total_timesteps=256"])

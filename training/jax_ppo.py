@@ -172,7 +172,7 @@ class PPO:
 
         ppo, activation = self.cfg.ppo, self.cfg.ppo.activation
         seat = self._seat(state.params)
-        step = jax.vmap(seat.step)
+        step = seat.step_batch
 
         def collect(carry: tuple[Any, ...], _: Any) -> tuple[tuple[Any, ...], tuple[Rollout, jax.Array]]:
             games, obs, mask, key = carry

@@ -49,7 +49,7 @@ class _Batch:
         seat = SingleSeat(self.core, pool, learner_seat=learner_seat, opponent_draw=opponent_draw)
         self.num_envs = num_envs
         self._reset = jax.jit(jax.vmap(seat.reset))
-        self._step = jax.jit(jax.vmap(seat.step))
+        self._step = jax.jit(seat.step_batch)
         self._key = jax.random.PRNGKey(seed)
         self.state: Any = None
         self.mask = np.zeros((num_envs, self.core.num_actions), bool)

@@ -63,6 +63,34 @@ def unless_finished(state: Any, new: Any) -> Any:
     return jax.tree.map(lambda a, b: jnp.where(finished, a, b), old, new)
 
 
+def reset_where(init: Callable[[Any], Any], states: Any, keys: Any, done: Any, capacity: int | None = None) -> Any:
+    """A batch of games (leading axis ``B``) with every game where ``done`` replaced by ``init`` of its own key --
+    exactly ``tree.map(where(done, vmap(init)(keys), states))`` -- but dealing only the finished games: a batched
+    loop that deals a new game for every game at every step (the plain ``where``) spends most of its time on
+    deals it throws away, since only about ``B`` / (a game's length) games end per step.
+
+    Up to ``capacity`` finished games (default ``B // 8``, at least 1) are gathered, dealt and scattered back; a
+    step where more games ended (all games started together, say) deals the whole batch instead, and a step where
+    none ended deals nothing (both branches of a ``lax.cond`` at the batch's level, not under ``vmap``)."""
+    import jax
+    import jax.numpy as jnp
+
+    batch = done.shape[0]
+    cap = max(1, batch // 8) if capacity is None else min(max(1, capacity), batch)
+
+    def every() -> Any:
+        fresh = jax.vmap(init)(keys)
+        return jax.tree.map(lambda f, s: jnp.where(done.reshape((batch,) + (1,) * (s.ndim - 1)), f, s), fresh, states)
+
+    def some() -> Any:
+        rows = jnp.nonzero(done, size=cap, fill_value=batch)[0]  # the finished games, then "none" (B) as filler
+        fresh = jax.vmap(init)(jax.tree.map(lambda k: k[jnp.minimum(rows, batch - 1)], keys))
+        return jax.tree.map(lambda s, f: s.at[rows].set(f, mode="drop"), states, fresh)
+
+    count = done.sum()
+    return jax.lax.cond(count == 0, lambda: states, lambda: jax.lax.cond(count <= cap, some, every))
+
+
 def pad_rows(x: Any, rows: int) -> Any:
     """``x`` padded with zero rows to ``rows`` rows (per-seat arrays to the env's largest table)."""
     import jax.numpy as jnp

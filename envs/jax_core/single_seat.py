@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from parlour.envs.jax_core import Core
+from parlour.envs.jax_core import Core, reset_where
 
 #: A batched opponent: ``(observation, action_mask, key) -> action`` (jittable, one game; vmap batches it).
 Opponent = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
@@ -134,16 +134,31 @@ class SingleSeat:
         obs, mask = self._view(state)
         return state, obs, mask
 
-    def step(self, state: SeatState, action: jax.Array) -> Transition:
-        """The learner plays ``action`` (a legal one); opponents answer; a finished episode restarts."""
+    def _advance(self, state: SeatState, action: jax.Array) -> tuple[SeatState, jax.Array, jax.Array, jax.Array]:
+        """The learner's move and the opponents' answers, without a restart: the state, the learner's reward, its
+        final observation, and the key of the next episode's deal."""
         key, k_play, k_next = jax.random.split(state.key, 3)
         game = self.core.step(state.game, action)
         earned = game.rewards[state.seat]
         game, more = self._play_opponents(game, state.seat, state.opponents, k_play)
-        terminated, truncated = game.terminated, game.truncated
-        done = _over(game)
-        final = self.core.observe(game, state.seat)
-        carried = state._replace(game=game, key=key)
-        nxt = jax.lax.cond(done, lambda: self._deal(k_next), lambda: carried)
+        return state._replace(game=game, key=key), earned + more, self.core.observe(game, state.seat), k_next
+
+    def step(self, state: SeatState, action: jax.Array) -> Transition:
+        """The learner plays ``action`` (a legal one); opponents answer; a finished episode restarts. For one game
+        (under ``vmap`` the restart's deal is computed for every game: :meth:`step_batch` deals only where one
+        ended, with the same result)."""
+        carried, reward, final, k_next = self._advance(state, action)
+        game = carried.game
+        nxt = jax.lax.cond(_over(game), lambda: self._deal(k_next), lambda: carried)
         obs, mask = self._view(nxt)
-        return Transition(nxt, obs, mask, earned + more, terminated, truncated, final)
+        return Transition(nxt, obs, mask, reward, game.terminated, game.truncated, final)
+
+    def step_batch(self, states: SeatState, actions: jax.Array) -> Transition:
+        """:meth:`step` of a batch of games (leading axis), equal to ``jax.vmap(step)`` but dealing a new
+        episode only in the games that ended (:func:`~parlour.envs.jax_core.reset_where`): a deal plays the
+        opponents up to the learner's first move, far too dear to compute for every game at every step."""
+        carried, reward, final, k_next = jax.vmap(self._advance)(states, actions)
+        game = carried.game
+        nxt = reset_where(self._deal, carried, k_next, _over(game))
+        obs, mask = jax.vmap(self._view)(nxt)
+        return Transition(nxt, obs, mask, reward, game.terminated, game.truncated, final)
