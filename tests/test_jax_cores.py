@@ -135,6 +135,25 @@ def test_tens_of_thousands_of_lockstep_games(env_id: str) -> None:
         check(env_id, games=2_000, seed=1000 + k, batch=256, **variant)
 
 
+def test_bench_windows_take_turns_and_each_series_keeps_its_best() -> None:
+    """A slow spell of the machine falls on every series of a row alike: the windows go round by round."""
+    from parlour.envs.jax_core.bench import WINDOWS, interleaved
+
+    calls: list[str] = []
+    speeds = {"scalar": iter([5.0, 9.0, 7.0]), 64: iter([30.0, 10.0, 20.0])}
+
+    def window(name: str | int) -> Any:
+        def run(limit: float) -> float:
+            assert limit == pytest.approx(1.5 / WINDOWS)
+            calls.append(str(name))
+            return next(speeds[name])
+
+        return run
+
+    assert interleaved({name: window(name) for name in speeds}, 1.5) == {"scalar": 9.0, 64: 30.0}
+    assert calls == ["scalar", "64"] * WINDOWS
+
+
 def test_bench_jax_prints_each_core_beside_the_scalar_env_and_pgx(capsys: pytest.CaptureFixture[str]) -> None:
     from parlour.training.cli import main
 

@@ -6,7 +6,7 @@ way for every core and for Pgx). The scalar env does it one game at a time throu
 its own API (``observe`` of the acting agent, ``step``); a core and Pgx's ``leduc_holdem`` do it for ``B`` games at
 once in one compiled program (``jax.vmap`` inside a ``jax.lax.scan`` of 64 decisions per call, so dispatch is paid
 once per 64 × B decisions). Compilation is done before the clock starts; each rate is the best of
-:data:`WINDOWS` windows. Figures hold for the machine and backend
+:data:`WINDOWS` windows, the windows of the scalar env and of the core at every B taken in turns. Figures hold for the machine and backend
 they were measured on (``backend`` says which: ``cpu`` or ``gpu``).
 """
 
@@ -28,17 +28,27 @@ CHUNK = 64
 BATCH_SIZES = (1, 64, 1024, 4096)
 
 
-#: Each rate is the best of this many windows of ``seconds / WINDOWS`` (for the scalar env, the cores and Pgx
-#: alike): on a shared machine a window can lose a fifth of its speed to a neighbour, and the best window is the
-#: closest to what the code itself costs (``timeit``'s rule).
+#: Each rate is the best of this many windows of ``seconds / WINDOWS``. The windows of the series compared in a
+#: row (the scalar env and the core at every batch size; Pgx at every batch size) take turns, round by round, so
+#: that a slow spell of a shared machine (a window can lose a third of its speed to a neighbour) falls on every
+#: series alike rather than on whichever was measured then; the best window is the closest to what the code itself
+#: costs (``timeit``'s rule).
 WINDOWS = 3
 
-
-def _best(window: Callable[[float], float], seconds: float) -> float:
-    return max(window(seconds / WINDOWS) for _ in range(WINDOWS))
+Window = Callable[[float], float]
 
 
-def _timed(run: Callable[[Any, jax.Array], tuple[Any, jax.Array]], states: Any, batch: int, seconds: float) -> float:
+def interleaved(series: dict[Any, Window], seconds: float) -> dict[Any, float]:
+    """The best rate of each series' :data:`WINDOWS` windows of ``seconds / WINDOWS``, taken in turns."""
+    best = dict.fromkeys(series, 0.0)
+    for _ in range(WINDOWS):
+        for name, window in series.items():
+            best[name] = max(best[name], window(seconds / WINDOWS))
+    return best
+
+
+def _windowed(run: Callable[[Any, jax.Array], tuple[Any, jax.Array]], states: Any, batch: int) -> Window:
+    """A compiled loop's timing window (decisions/s over ``limit`` seconds), compiled before it is returned."""
     key = jax.random.PRNGKey(1)
     for _ in range(2):  # compiles (twice where the first call's output types differ from its input's: weak types)
         key, sub = jax.random.split(key)
@@ -55,7 +65,7 @@ def _timed(run: Callable[[Any, jax.Array], tuple[Any, jax.Array]], states: Any, 
             done += CHUNK * batch
         return done / (time.perf_counter() - start)
 
-    return _best(window, seconds)
+    return window
 
 
 def _scan(
@@ -87,8 +97,8 @@ def random_legal(mask: jax.Array, key: jax.Array) -> jax.Array:
     return jnp.argmax(jnp.cumsum(mask) > k).astype(jnp.int32)
 
 
-def core_rate(core: Core, batch: int, seconds: float) -> float:
-    """Decisions/s of ``core`` over ``batch`` games (random legal actions, autoreset)."""
+def core_window(core: Core, batch: int) -> Window:
+    """The timing window of ``core`` over ``batch`` games (random legal actions, autoreset)."""
 
     def decide(s: Any, key: jax.Array) -> tuple[Any, jax.Array]:
         mask = core.legal_mask(s)
@@ -96,11 +106,11 @@ def core_rate(core: Core, batch: int, seconds: float) -> float:
         return core.step(s, random_legal(mask, key)), obs.sum()
 
     states = jax.vmap(core.init)(jax.random.split(jax.random.PRNGKey(0), batch))
-    return _timed(_scan(decide, core.init, batch), states, batch, seconds)
+    return _windowed(_scan(decide, core.init, batch), states, batch)
 
 
-def pgx_rate(batch: int, seconds: float, game: str = "leduc_holdem") -> float:
-    """Decisions/s of Pgx's ``game`` over ``batch`` games, the same loop (``ImportError`` without ``pgx``)."""
+def pgx_window(batch: int, game: str = "leduc_holdem") -> Window:
+    """The timing window of Pgx's ``game`` over ``batch`` games, the same loop (``ImportError`` without ``pgx``)."""
     import pgx
 
     env = pgx.make(game)
@@ -110,11 +120,11 @@ def pgx_rate(batch: int, seconds: float, game: str = "leduc_holdem") -> float:
         return env.step(s, random_legal(s.legal_action_mask, key)), obs.sum()
 
     states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), batch))
-    return _timed(_scan(decide, env.init, batch), states, batch, seconds)
+    return _windowed(_scan(decide, env.init, batch), states, batch)
 
 
-def scalar_rate(env_id: str, num_players: int, seconds: float, options: dict[str, Any], seed: int = 0) -> float:
-    """Decisions/s of the scalar env: the acting agent's observation and a random legal action per step."""
+def scalar_window(env_id: str, num_players: int, options: dict[str, Any], seed: int = 0) -> Window:
+    """The timing window of the scalar env: the acting agent's observation and a random legal action per step."""
     env = make(env_id, num_players=num_players, **options)
     rng = np.random.default_rng(seed)
     u = rng.random(1 << 16)
@@ -134,7 +144,7 @@ def scalar_rate(env_id: str, num_players: int, seconds: float, options: dict[str
             done += 256
         return done / (time.perf_counter() - start)
 
-    return _best(window, seconds)
+    return window
 
 
 def bench(
@@ -146,8 +156,11 @@ def bench(
 ) -> dict[str, Any]:
     """Decisions/s of the scalar env and of the core at each batch size, and each ratio to the scalar env."""
     core = make_core(env_id, num_players, **options)
-    scalar = scalar_rate(env_id, core.num_players, seconds, options)
-    rows = {b: core_rate(core, b, seconds) for b in batch_sizes}
+    series: dict[Any, Window] = {"scalar": scalar_window(env_id, core.num_players, options)}
+    series.update({b: core_window(core, b) for b in batch_sizes})
+    rates = interleaved(series, seconds)
+    scalar = rates.pop("scalar")
+    rows = {b: rates[b] for b in batch_sizes}
     return {
         "env": env_id,
         "num_players": core.num_players,
@@ -162,7 +175,7 @@ def run_jax_bench(envs: Sequence[str], batch_sizes: Sequence[int], seconds: floa
     """Every env's :func:`bench`, and Pgx's Leduc at the same batch sizes (``pgx`` missing: said so)."""
     out: dict[str, Any] = {"backend": jax.default_backend(), "device": str(jax.devices()[0]), "envs": []}
     try:
-        out["pgx_leduc"] = {b: pgx_rate(b, seconds) for b in batch_sizes}
+        out["pgx_leduc"] = interleaved({b: pgx_window(b) for b in batch_sizes}, seconds)
     except ImportError as exc:
         out["pgx_missing"] = str(exc)
     for env_id in envs:
