@@ -316,6 +316,39 @@ def tree(folder: Path) -> dict[str, str]:
     }
 
 
+CRASHER = """
+from parlour.baselines.base import RandomPolicy
+
+class Crasher(RandomPolicy):
+    '''Plays at random; at its 1,500th move the process dies with no signal to catch (an exit stands in for it).'''
+    name = "crasher"
+    calls = 0
+
+    def act(self, observation, action_mask, rng):
+        Crasher.calls += 1
+        if Crasher.calls == 1500:
+            raise SystemExit("the machine went away")
+        return super().act(observation, action_mask, rng)
+"""
+
+
+def test_a_session_that_dies_outright_keeps_its_training_time_to_the_last_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's total training time is written beside every checkpoint, so a session killed without a signal (no
+    chance to write anything) is still counted, up to the checkpoint the resume starts from."""
+    crasher = _module(tmp_path, monkeypatch, "crasher_mod", CRASHER)
+    run = tmp_path / "run"
+    with pytest.raises(SystemExit, match="went away"):
+        train(run, "train.total_timesteps=1024", f"opponents=[{crasher}:Crasher]")
+    first = json.loads((run / "metrics.json").read_text())
+    assert first["timesteps"] == checkpoint_step(run) >= 256 and first["train_wall_seconds"] > 0
+    assert main(["train", "--resume", "--out", str(run), "--no-progress"]) == 0
+    final = json.loads((run / "metrics.json").read_text())
+    assert final["finished"] is True and final["timesteps"] >= 1024
+    assert final["train_wall_seconds"] == pytest.approx(first["train_wall_seconds"] + final["session_wall_seconds"])
+
+
 # ----------------------------------------------------------------------------------------------- --overwrite
 @pytest.fixture
 def finished_run(tmp_path: Path) -> Path:

@@ -4,6 +4,7 @@ self-play snapshots, stopping on a signal, the progress bar (imported only where
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from parlour.training.train import (
     _snapshot_policy,
     _Stop,
     _StopNow,
+    _write_metrics,
     evaluations,
     format_evaluation,
     periodic_evaluation,
@@ -29,7 +31,14 @@ class PeriodicCallback(BaseCallback):
     """Atomic checkpoints, periodic evaluations, self-play snapshots, stopping on a signal, the progress bar."""
 
     def __init__(
-        self, cfg: TrainConfig, run: Path, env_name: str, meta: dict[str, Any], progress: bool, stop: _Stop
+        self,
+        cfg: TrainConfig,
+        run: Path,
+        env_name: str,
+        meta: dict[str, Any],
+        progress: bool,
+        stop: _Stop,
+        wall_before: float = 0.0,
     ) -> None:
         super().__init__()
         self.cfg, self.run, self.env_name, self.meta, self.progress, self.stop = (
@@ -40,8 +49,11 @@ class PeriodicCallback(BaseCallback):
             progress,
             stop,
         )
+        #: Training seconds of the run's earlier sessions (a resumed run adds its sessions up).
+        self.wall_before = wall_before
 
     def _on_training_start(self) -> None:
+        self._started = time.perf_counter()
         self._last = {"ckpt": self.num_timesteps, "snap": self.num_timesteps}
         self.bar = None
         self._ticking = threading.Event()
@@ -106,6 +118,10 @@ class PeriodicCallback(BaseCallback):
             self.bar.update(self.num_timesteps - self.bar.n)  # tqdm throttles the redraws
         if self._due("ckpt", self.cfg.train.checkpoint_every):
             save_resume_checkpoint(self.model, self.run / "checkpoints" / CHECKPOINT_NAME, self.meta)
+            # the time so far beside each checkpoint: a session killed outright (no signal to catch) loses at most
+            # the time since its last checkpoint from the run's total, as it loses those steps
+            wall = self.wall_before + time.perf_counter() - self._started
+            _write_metrics(self.run, {"timesteps": int(self.num_timesteps), "train_wall_seconds": wall})
         if SELF_PLAY in self.cfg.opponents and self._due("snap", self.cfg.self_play.snapshot_every):
             self._snapshot()
         if self.cfg.train.eval_every > 0 and self.num_timesteps >= self._next_eval:

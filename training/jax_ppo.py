@@ -315,6 +315,7 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         TrainingStopped,
         _previous_metrics,
         _Stop,
+        _wall_before,
         _write_metrics,
         evaluations,
         final_evaluation,
@@ -367,13 +368,16 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
                 if steps - marks["ckpt"] >= budget.checkpoint_every:
                     marks["ckpt"] = steps
                     _save(state, run, meta, steps)
+                    # the time so far beside each checkpoint (a session killed outright loses only what followed)
+                    so_far = _wall_before(previous) + time.perf_counter() - start
+                    _write_metrics(run, {"timesteps": steps, "train_wall_seconds": so_far})
                 if budget.eval_every and steps - marks["eval"] >= budget.eval_every:
                     marks["eval"] = steps - steps % budget.eval_every
                     export(state.params, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
                     row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
                     (bar.write if bar is not None else print)(format_evaluation(row, cfg.game.num_players))
             wall = time.perf_counter() - start
-            train_wall = previous.get("train_wall_seconds", 0.0) + wall
+            train_wall = _wall_before(previous) + wall
             _save(state, run, meta, steps)
             if stop.signum is not None:
                 _write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})

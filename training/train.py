@@ -736,12 +736,14 @@ def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
         if remaining > 0:
             model.learn(
                 remaining,
-                callback=PeriodicCallback(cfg, run, cfg.game.name, meta, session.progress, stop),
+                callback=PeriodicCallback(
+                    cfg, run, cfg.game.name, meta, session.progress, stop, wall_before=_wall_before(previous)
+                ),
                 reset_num_timesteps=False,
             )
         wall = time.perf_counter() - start
         # the training time of every session of the run (a resumed run adds its sessions up)
-        train_wall = previous.get("train_wall_seconds", previous.get("session_wall_seconds", 0.0)) + wall
+        train_wall = _wall_before(previous) + wall
         venv.close()
         save_resume_checkpoint(model, latest, meta)
         if stop.signum is not None:
@@ -785,6 +787,11 @@ def new_session(run: Path) -> Path:
     folder = run / "logs" / f"session_{max(numbers, default=-1) + 1}"
     folder.mkdir(parents=True)
     return folder
+
+
+def _wall_before(previous: dict[str, Any]) -> float:
+    """The training seconds of a run's earlier sessions, from the metrics they wrote."""
+    return float(previous.get("train_wall_seconds", previous.get("session_wall_seconds", 0.0)))
 
 
 def _previous_metrics(run: Path) -> dict[str, Any]:
