@@ -50,10 +50,21 @@ class Interrupter(RandomPolicy):
     calls = 0
 
     def act(self, observation, action_mask, rng):
-        Interrupter.calls += 1
-        if Interrupter.calls == {calls}:
-            os.kill(os.getpid(), signal.SIGINT)
+        type(self).calls += 1
+        if type(self).calls == {calls}:
+            self.fire()
         return super().act(observation, action_mask, rng)
+
+    def fire(self):
+        os.kill(os.getpid(), signal.SIGINT)
+
+class Crasher(Interrupter):
+    '''At its {calls}th move the process dies with no signal to catch (an exit stands in for it).'''
+    name = "crasher"
+    calls = 0
+
+    def fire(self):
+        raise SystemExit("the machine went away")
 
 class Failing(RandomPolicy):
     name = "failing"
@@ -316,31 +327,15 @@ def tree(folder: Path) -> dict[str, str]:
     }
 
 
-CRASHER = """
-from parlour.baselines.base import RandomPolicy
-
-class Crasher(RandomPolicy):
-    '''Plays at random; at its 1,500th move the process dies with no signal to catch (an exit stands in for it).'''
-    name = "crasher"
-    calls = 0
-
-    def act(self, observation, action_mask, rng):
-        Crasher.calls += 1
-        if Crasher.calls == 1500:
-            raise SystemExit("the machine went away")
-        return super().act(observation, action_mask, rng)
-"""
-
-
 def test_a_session_that_dies_outright_keeps_its_training_time_to_the_last_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The run's total training time is written beside every checkpoint, so a session killed without a signal (no
     chance to write anything) is still counted, up to the checkpoint the resume starts from."""
-    crasher = _module(tmp_path, monkeypatch, "crasher_mod", CRASHER)
+    crasher = stopper_at(tmp_path, monkeypatch, 1500).replace(":Interrupter", ":Crasher")
     run = tmp_path / "run"
     with pytest.raises(SystemExit, match="went away"):
-        train(run, "train.total_timesteps=1024", f"opponents=[{crasher}:Crasher]")
+        train(run, "train.total_timesteps=1024", f"opponents=[{crasher}]")
     first = json.loads((run / "metrics.json").read_text())
     assert first["timesteps"] == checkpoint_step(run) >= 256 and first["train_wall_seconds"] > 0
     assert main(["train", "--resume", "--out", str(run), "--no-progress"]) == 0
