@@ -96,24 +96,23 @@ def test_a_finished_game_does_not_move_and_pays_nothing(env_id: str) -> None:
         assert np.array_equal(np.asarray(a), np.asarray(b))
 
 
-@pytest.mark.parametrize("finished", [0, 1, 3, 4, 16])
-def test_reset_where_deals_exactly_the_finished_games(finished: int) -> None:
+def test_reset_where_deals_exactly_the_finished_games() -> None:
     """Whichever branch it takes (none ended; up to its capacity, gathered; more, the whole batch), the batch is
     the plain ``where(done, init(key), state)`` of every game."""
     core = make_core("goes_to_eleven_v0")
     batch = 16
     keys = jax.random.split(jax.random.PRNGKey(3), batch)
     old = jax.vmap(core.init)(jax.random.split(jax.random.PRNGKey(4), batch))
-    done = jnp.asarray(np.random.default_rng(finished).permutation(batch) < finished)
     fresh = jax.vmap(core.init)(keys)
-    expected = jax.tree.map(
-        lambda f, s: np.where(np.asarray(done).reshape((batch,) + (1,) * (s.ndim - 1)), f, s), fresh, old
-    )
-    got = jax.jit(lambda s, k, d: reset_where(core.init, s, k, d, capacity=4))(old, keys, done)
-    for a, b in zip(jax.tree.leaves(expected), jax.tree.leaves(got), strict=True):
-        assert np.array_equal(np.asarray(a), np.asarray(b))
-    moved = np.asarray(got.draw != old.draw).any(axis=1)
-    assert np.array_equal(moved, np.asarray(done))  # a new deal exactly where a game ended
+    reset = jax.jit(lambda s, k, d: reset_where(core.init, s, k, d, capacity=4))  # one compile: ``done`` is traced
+    for finished in (0, 1, 3, 4, 16):
+        done = np.random.default_rng(finished).permutation(batch) < finished
+        got = reset(old, keys, jnp.asarray(done))
+        for f, s, g in zip(jax.tree.leaves(fresh), jax.tree.leaves(old), jax.tree.leaves(got), strict=True):
+            expected = np.where(done.reshape((batch,) + (1,) * (np.ndim(s) - 1)), f, s)
+            assert np.array_equal(expected, np.asarray(g))
+        moved = np.asarray(got.draw != old.draw).any(axis=1)
+        assert np.array_equal(moved, done)  # a new deal exactly where a game ended
 
 
 def test_a_keyword_a_core_cannot_express_is_refused_by_name() -> None:

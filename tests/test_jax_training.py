@@ -139,21 +139,21 @@ def test_a_batched_step_restarts_only_finished_episodes_and_equals_the_per_game_
     from parlour.envs.jax_core import make_core
     from parlour.envs.jax_core.single_seat import SingleSeat
 
-    env_id = "goes_to_eleven_v0"
-    seat = SingleSeat(
-        make_core(env_id, 3, max_turns=6), [bot("random", env_id), bot("goes_to_eleven_heuristic", env_id)]
-    )
-    states, obs, mask = jax.vmap(seat.reset)(jax.random.split(jax.random.PRNGKey(0), 32))
+    env_id = "six_suspects_v0"
+    seat = SingleSeat(make_core(env_id, 3), [bot("random", env_id)])
+    states, obs, mask = jax.vmap(seat.reset)(jax.random.split(jax.random.PRNGKey(0), 16))
     per_game, batched = jax.jit(jax.vmap(seat.step)), jax.jit(seat.step_batch)
-    rng, ended = np.random.default_rng(0), 0
-    for _ in range(12):
+    rng, ended = np.random.default_rng(0), []
+    for _ in range(24):
         actions = jnp.asarray([rng.choice(np.flatnonzero(m)) for m in np.asarray(mask)], jnp.int32)
         a, b = per_game(states, actions), batched(states, actions)
         for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
             assert np.array_equal(np.asarray(x), np.asarray(y))
-        ended += int(np.asarray(b.terminated | b.truncated).sum())
+        ended.append(int(np.asarray(b.terminated | b.truncated).sum()))
         states, mask = b.state, b.mask
-    assert ended > 32  # episodes ended, several per step: both restart paths were taken
+    # both restart paths were taken: a step with a few ended episodes (gathered: at most 16 // 8 of them) and a step
+    # with more (the whole batch dealt)
+    assert any(0 < k <= 2 for k in ended) and any(k > 2 for k in ended)
 
 
 def test_sb3_trains_on_the_jax_vec_env(tmp_path: Path) -> None:
