@@ -308,3 +308,13 @@ def test_the_seed_aggregate_rows_print_an_iqm_only_where_it_differs_from_the_mea
     agg = {"t": {"iqm": {"value": 0.5, "ci": [0.4, 0.6]}, "mean": {"value": 0.5, "ci": [0.4, 0.6]}}}
     out = aggregate_rows("p", n, agg, ["t"])
     assert len(out) == len(rows) and all(r in line for r, line in zip(rows, out, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("seconds", "printed"),
+    [(None, "?"), (0.4, "0 s"), (25.0, "25 s"), (59.4, "59 s"), (59.6, "1 min"), (90.0, "2 min"), (725.0, "12 min")],
+)
+def test_wall_times_print_seconds_under_a_minute_never_zero_minutes(seconds: float | None, printed: str) -> None:
+    from parlour.training.baselines_table import minutes
+
+    assert minutes(seconds) == printed

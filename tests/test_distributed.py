@@ -60,16 +60,38 @@ def test_sharded_match_equals_the_single_process_one(ray_local: Any) -> None:
     assert one == two and sum(r["games"] for r in one) == 36
 
 
-def test_a_seed_sweep_trains_each_seed_in_its_own_run_folder(ray_local: Any, tmp_path: Path) -> None:
+TINY = ["train.total_timesteps=400", "train.n_envs=2", "ppo.n_steps=100", "ppo.batch_size=100", "ppo.n_epochs=1",
+        "train.checkpoint_every=200", "train.eval_every=0", "eval.games=1", "ppo.net_arch=[8]"]  # fmt: skip
+
+
+def _check_seed_sweep(tmp_path: Path) -> None:
     from parlour.training.cli import main
 
-    tiny = ["train.total_timesteps=400", "train.n_envs=2", "ppo.n_steps=100", "ppo.batch_size=100", "ppo.n_epochs=1",
-            "train.checkpoint_every=200", "train.eval_every=0", "eval.games=1", "ppo.net_arch=[8]"]  # fmt: skip
     code = main(
-        ["train", str(ROOT / "tests/data/six_suspects_base.yaml"), *tiny, "--seeds", "3,4", "--out", str(tmp_path)]
+        ["train", str(ROOT / "tests/data/six_suspects_base.yaml"), *TINY, "--seeds", "3,4", "--out", str(tmp_path)]
     )
     assert code == 0
     for k in (3, 4):
         spec = json.loads((tmp_path / f"seed{k}" / "policy.json").read_text())
         assert spec["training"]["seed"] == k and spec["training"]["timesteps"] >= 400
     assert main(["train", str(ROOT / "tests/data/six_suspects_base.yaml"), "--seeds", "1,1"]) == 2
+
+
+def test_a_seed_sweep_trains_each_seed_in_its_own_run_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sweep's jobs, run one after another in this process (the Ray tasks themselves: the slow tier below)."""
+    from parlour.training import distributed
+
+    calls: list[int] = []
+
+    def in_process(fn: Any, jobs: Any, *, address: str = "", cpus: float = 1) -> list[Any]:
+        calls.append(len(jobs))
+        return [fn(*job) for job in jobs]
+
+    monkeypatch.setattr(distributed, "run_remote", in_process)
+    _check_seed_sweep(tmp_path)
+    assert calls == [2]  # one batch of tasks, a task a seed
+
+
+@pytest.mark.slow
+def test_a_seed_sweep_trains_each_seed_as_a_ray_task(ray_local: Any, tmp_path: Path) -> None:
+    _check_seed_sweep(tmp_path)

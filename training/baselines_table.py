@@ -487,8 +487,11 @@ def aggregate_rows(name: str, n: int, per_table: dict[str, Any], opponents: list
     return out
 
 
-def _minutes(seconds: float | None) -> str:
-    return "?" if seconds is None else f"{seconds / 60:.0f} min"
+def minutes(seconds: float | None) -> str:
+    """A wall time as printed in BASELINES.md: whole minutes, or seconds under one (never "0 min")."""
+    if seconds is None:
+        return "?"
+    return f"{seconds:.0f} s" if seconds < 59.5 else f"{seconds / 60:.0f} min"
 
 
 def _results(folder: Path) -> dict[str, dict[str, dict[str, Any]]]:
@@ -677,9 +680,9 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
     times = ", ".join(
         f"seed {s['seed']} "
         + (
-            _minutes(s["train_wall_seconds"])
+            minutes(s["train_wall_seconds"])
             + (
-                f" of PPO after {_minutes(s['pretrain_seconds'])} of behaviour cloning"
+                f" of PPO after {minutes(s['pretrain_seconds'])} of behaviour cloning"
                 if s.get("pretrain_seconds")
                 else ""
             )
@@ -689,7 +692,7 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
         for s in r["seeds"]
     )
     lines.append(
-        f"Wall-clock time on our 2-core machine: training {times}; this evaluation {_minutes(r.get('evaluation_seconds'))}."
+        f"Wall-clock time on our 2-core machine: training {times}; this evaluation {minutes(r.get('evaluation_seconds'))}."
     )
     if r.get("notes"):
         lines += ["", *r["notes"]]

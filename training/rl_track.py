@@ -40,6 +40,7 @@ from parlour.training.baselines_table import (
     _reference_bots,
     aggregate_rows,
     chosen,
+    minutes,
 )
 from parlour.training.scenarios import benchmark_report, scenario
 from parlour.training.stats import SEED_METHOD, format_ci, seed_aggregate
@@ -456,7 +457,7 @@ def render(r: dict[str, Any]) -> list[str]:
     )
     lines += [
         f"Wall-clock time on our 2-core machine (one run per core): training {hours}; this evaluation "
-        f"{r['evaluation_seconds'] / 60:.0f} min, the cross-play table {r['cross_play_seconds'] / 60:.0f} min. "
+        f"{minutes(r['evaluation_seconds'])}, the cross-play table {minutes(r['cross_play_seconds'])}. "
         "A 10M-step budget a seed (ten times this one) fits a Ray cluster: `trainer: rllib` with "
         "`train.total_timesteps=10000000` and `rllib.ray_address` set runs the same config there.",
         "",
