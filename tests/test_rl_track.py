@@ -108,6 +108,9 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
         assert len(row["tables"]["six_suspects_heuristic"]["steps"]) == 10  # ten points of its budget
     text = (rl_project / "BASELINES.md").read_text()
     assert "**Tuning sweep** (family `ppo`" in text and "| ppo.ent_coef=0.05 |" in text
+    # the noise line: the half-widths of the stored last points' intervals, as stored
+    halves = [(hi - lo) / 2 for row in sweep["rows"] for cis in row["last_ci"].values() for lo, hi in cis]
+    assert f"are ±{sum(halves) / len(halves):.3f} on average" in text
 
     # Finished runs are kept: nothing trains again, and the evaluation gives the same table.
     rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]

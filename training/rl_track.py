@@ -43,7 +43,7 @@ from parlour.training.baselines_table import (
     minutes,
 )
 from parlour.training.scenarios import benchmark_report, scenario
-from parlour.training.stats import SEED_METHOD, format_ci, seed_aggregate
+from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, format_ci, seed_aggregate
 
 #: Where the rl track's run folders live by default (``<runs>/<game>/<family>-seed<K>``). The published runs' records
 #: are committed there (config, command, versions, learning curve, metrics); their checkpoints, logs and weights are
@@ -546,6 +546,7 @@ def run_sweep(
 ) -> dict[str, Any]:
     """Train (unless ``train_models`` is false) and score every setting of the game's sweep."""
     from parlour.training.learning_curves import read_runs, summary
+    from parlour.training.train import evaluations
 
     assert spec.rl is not None and spec.rl.sweep is not None
     rl, sweep = spec.rl, spec.rl.sweep
@@ -565,11 +566,15 @@ def run_sweep(
         if not all((f / "metrics.json").is_file() for f in folders):
             continue
         tables = {t: summary(read_runs(folders, t), sweep.steps, level) for t, level in levels["heuristic"].items()}
+        last = [max(evaluations(f), key=lambda row: row["timesteps"]) for f in folders]
         rows.append(
             {
                 "setting": label,
                 "tables": tables,
                 "train_wall_seconds": sum(_metrics(f).get("train_wall_seconds") or 0.0 for f in folders),
+                # the last point's 95% interval at each table (its games clustered by deal), for the noise line
+                "last_ci": {t: [row[t]["win_ci"] for row in last] for t in tables},
+                "point_games": last[0][next(iter(tables))]["games"],
             }
         )
     return {
@@ -630,6 +635,14 @@ def render_sweep(r: dict[str, Any]) -> list[str]:
         last = " | ".join(f"{row['tables'][t]['iqm'][-1]:.3f}" for t in tables)
         lines.append(f"| {row['setting']} | {aucs} | {last} | {row['train_wall_seconds'] / 3600:.1f} |")
     missing = [s for s in r["settings"] if s not in {row["setting"] for row in r["rows"]}]
+    widths = [(hi - lo) / 2 for row in r["rows"] for cis in row.get("last_ci", {}).values() for lo, hi in cis]
+    if widths:
+        lines += [
+            "",
+            f"Each point is a seed's win rate on {r['rows'][0]['point_games']} games; the last points' 95% intervals "
+            f"({CLUSTER_METHOD}) are ±{np.mean(widths):.3f} on average (±{min(widths):.3f} to ±{max(widths):.3f}), so "
+            "settings whose last points differ by less than that are not told apart by this sweep.",
+        ]
     if missing:
         lines += ["", f"Not trained yet: {', '.join(missing)}."]
     return [*lines, ""]
