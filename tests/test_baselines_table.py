@@ -318,3 +318,30 @@ def test_wall_times_print_seconds_under_a_minute_never_zero_minutes(seconds: flo
     from parlour.training.baselines_table import minutes
 
     assert minutes(seconds) == printed
+
+
+def test_the_at_a_glance_table_reads_each_part_at_the_heuristics_table() -> None:
+    from parlour.training.baselines_table import CHECKPOINTS, _results, at_a_glance
+
+    results = {k: v for k, v in _results(CHECKPOINTS).items() if k == "six_suspects_v0"}
+    rl = results["six_suspects_v0"]["rl"]
+    distilled = results["six_suspects_v0"]["distilled"]
+    row = next(line for line in at_a_glance(results) if line.startswith("| six_suspects_v0 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    for i, family in enumerate(rl["families"]):
+        agg = rl["families"][family]["per_table"]["six_suspects_heuristic"]["iqm"]
+        assert cells[2 + i].startswith(f"{agg['value']:.3f} ({agg['ci'][0]:.3f}–{agg['ci'][1]:.3f}), 5 seeds")
+    assert cells[-4].startswith(
+        f"{distilled['seed_aggregate']['per_table']['six_suspects_heuristic']['iqm']['value']:.3f}"
+    )
+    heuristic = {(m["policy"], m["opponent"]): m["win_rate"] for m in rl["matchups"]}
+    assert cells[-3].startswith(f"{heuristic[('six_suspects_heuristic', 'six_suspects_heuristic')]:.3f}")
+    assert cells[-2].startswith(f"{heuristic[('six_suspects_expert', 'six_suspects_heuristic')]:.3f}")
+    assert cells[-1] == "0.250"
+    # a game whose rl track is not stored yet says so rather than leaving a number out silently
+    only_distilled = {
+        "six_suspects_v0": {"distilled": distilled},
+        "goes_to_eleven_v0": _results(CHECKPOINTS)["goes_to_eleven_v0"],
+    }
+    row = next(line for line in at_a_glance(only_distilled) if line.startswith("| six_suspects_v0 |"))
+    assert row.count("not trained yet") == 2

@@ -512,6 +512,65 @@ def _results(folder: Path) -> dict[str, dict[str, dict[str, Any]]]:
     return dict(sorted(out.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
 
 
+def at_a_glance(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """One row per game: at the heuristic's table, each rl family's IQM over seeds beside the distilled policy's and
+    the heuristic's and expert's own win rates -- the benchmark's headroom in one table. Rendered from the same
+    stored results as the game sections below; a part not yet stored says so."""
+    games = [(env, parts) for env, parts in results.items() if "rl" in parts or "distilled" in parts]
+    if not games:
+        return []
+    families = list(dict.fromkeys(f for _, p in games if "rl" in p for f in p["rl"]["families"]))
+
+    def iqm(agg: dict[str, Any] | None, n: int) -> str:
+        if agg is None:
+            return "not trained yet"
+        return f"{agg['iqm']['value']:.3f} ({format_ci(agg['iqm']['ci'])}), {n} seeds"
+
+    lines = [
+        "## At a glance: learning from scratch against the distilled ceiling",
+        "",
+        "Each game's win rate at the table of its heuristic bot (every other seat the heuristic), from the sections "
+        "below: the rl track's families (learned from the environment alone) and the distilled track (the expert "
+        f"imitated, its inference among the inputs), as IQM over training seeds ({SEED_METHOD}); the heuristic's and "
+        f"the expert's own win rates at that table ({CLUSTER_METHOD}); chance is 1/players. The gap from the rl "
+        "columns to the expert's is the benchmark's headroom for an RL algorithm. Regenerated with the game "
+        "sections (`parlour baselines --render-only` rewrites it from the stored results).",
+        "",
+        "| game | scenario | "
+        + " | ".join(f"rl `{f}`" for f in families)
+        + " | distilled | heuristic | expert | chance |",
+        "|---|---|" + "---|" * len(families) + "---|---|---|---:|",
+    ]
+    for env, parts in games:
+        any_part = parts.get("rl") or parts["distilled"]
+        refs = _reference_bots(list(any_part["policies"]))
+        if refs is None:
+            continue
+        h, e = refs
+        cells = {(m["policy"], m["opponent"]): m for m in any_part["matchups"]}
+        rl = parts.get("rl")
+        rl_cells = [
+            iqm(rl["families"][f]["per_table"][h], len(rl["families"][f]["seeds"]))
+            if rl is not None and f in rl["families"]
+            else "not trained yet"
+            for f in families
+        ]
+        d = parts.get("distilled")
+        distilled = (
+            iqm(d["seed_aggregate"]["per_table"].get(h), len(d["seeds"]))
+            if d is not None and d.get("seed_aggregate")
+            else "—"
+        )
+        sets = sorted({p["scenario_set"] for p in parts.values() if "scenario_set" in p and p.get("matchups")})
+        lines.append(
+            f"| {env} | {', '.join(sets)} | "
+            + " | ".join(rl_cells)
+            + f" | {distilled} | {cell(cells[(h, h)])} | {cell(cells[(e, h)])} | "
+            f"{1 / any_part['num_players']:.3f} |"
+        )
+    return [*lines, ""]
+
+
 def render(folder: Path) -> str:
     """BASELINES.md from every stored result in ``folder`` (:func:`_results`)."""
     from parlour.training import exploit, rl_track
@@ -550,7 +609,9 @@ def render(folder: Path) -> str:
         notes = {env: spec.notes for env, (_, spec) in specs(Path.cwd()).items()}
     except (FileNotFoundError, ValueError):
         notes = {}
-    for env, parts in _results(folder).items():
+    results = _results(folder)
+    lines += at_a_glance(results)
+    for env, parts in results.items():
         lines += [f"## {env}", ""]
         if "rl" in parts:
             lines += rl_track.render(parts["rl"])
