@@ -321,7 +321,9 @@ def test_wall_times_print_seconds_under_a_minute_never_zero_minutes(seconds: flo
 
 
 def test_the_at_a_glance_table_reads_each_part_at_the_heuristics_table() -> None:
-    from parlour.training.baselines_table import CHECKPOINTS, _results, at_a_glance
+    from parlour.training.baselines_table import _results, at_a_glance
+
+    CHECKPOINTS = ROOT / "baselines" / "checkpoints"  # the clone's, as `parlour baselines` reads them
 
     results = {k: v for k, v in _results(CHECKPOINTS).items() if k == "six_suspects_v0"}
     rl = results["six_suspects_v0"]["rl"]
@@ -345,3 +347,11 @@ def test_the_at_a_glance_table_reads_each_part_at_the_heuristics_table() -> None
     }
     row = next(line for line in at_a_glance(only_distilled) if line.startswith("| six_suspects_v0 |"))
     assert row.count("not trained yet") == 2
+
+
+def test_baselines_md_is_what_the_stored_results_render(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every figure in BASELINES.md comes from the committed results (`parlour baselines --render-only`)."""
+    from parlour.training.baselines_table import render
+
+    monkeypatch.chdir(ROOT)  # the notes are read from the repository's specs
+    assert render(ROOT / "baselines" / "checkpoints") == (ROOT / "BASELINES.md").read_text()
