@@ -38,6 +38,9 @@ def test_bots_are_always_legal(n: int) -> None:
         # play_game raises ValueError (the env's illegal-action error) on any illegal choice
         result = play_game(env, bots, seed=g, rng=rng)
         assert len(result["outcome"]["games"]) >= 2
+        # each seat's decisions are its actions in the game's record (what a learner in that seat counts as steps)
+        seats = [step["seat"] for step in env.unwrapped.record()["actions"]]
+        assert result["decisions"] == [seats.count(s) for s in range(n)]
 
 
 def test_expert_votes_for_a_known_culprit_and_announces_when_sure() -> None:

@@ -82,6 +82,14 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in r["cross_play"]["matchups"]}
     assert all(r["cross_play"]["rates"][a][b] == cells[(a, b)] for a in labels for b in labels)
 
+    # The budget in games: the budget over the decisions a game the seeds take at their training bots' tables.
+    for f in r["families"].values():
+        met = [o for o in ("random", "six_suspects_heuristic") if o in f["opponents"]]
+        assert f["decisions_tables"] == met
+        taken = [m["mean_decisions"] for m in r["matchups"] if m["policy"] in f["labels"] and m["opponent"] in met]
+        assert len(taken) == 2 * len(met) and f["decisions_per_game"] == pytest.approx(np.mean(taken))
+        assert 1 <= f["decisions_per_game"] < 100  # a 6 Suspects seat decides a few dozen times a game at most
+
     shipped = read_spec(folder / f"{ENV}_rl.json")
     assert shipped["training"]["shipped"] == {"family": "ppo", "seed": 1}
     assert shipped["weights"]["file"] == f"{ENV}_rl_ppo_seed1.safetensors"
@@ -95,6 +103,7 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
         "**Sample efficiency**",
         "**Cross-play**",
         "`parlour baselines --track rl six_suspects_v0`",
+        "games a seed (its seeds take",
     ):
         assert words in text
 

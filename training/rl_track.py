@@ -257,16 +257,22 @@ def evaluate(
     report = benchmark_report([*everyone, *bots], sc, spec.scenarios, progress=progress, workers=workers)
     report["evaluation_seconds"] = time.perf_counter() - start
     cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in report["matchups"]}
+    decisions = {(m["policy"], m["opponent"]): m.get("mean_decisions") for m in report["matchups"]}
     families = {}
     for family, policies in trained.items():
         scores = np.array([[cells[(p.name, o)] for o in sc.opponents] for p in policies])
         cfg = load_family(root, rl.algorithms[family], done[family][0])
         metrics = [_metrics(run_folder(runs, env_name, family, k)) for k in done[family]]
+        # the budget in games: the seeds' decisions a game at the tables they trained at (the bots among them)
+        met = [o for o in sc.opponents if o in cfg.opponents]
+        per_game = [decisions[(p.name, o)] for p in policies for o in met]
         families[family] = {
             "config": rl.algorithms[family],
             "seeds": done[family],
             "labels": [p.name for p in policies],
             "budget": cfg.train.total_timesteps,
+            "decisions_per_game": float(np.mean(per_game)) if per_game and None not in per_game else None,
+            "decisions_tables": met,
             "opponents": list(cfg.opponents),
             "per_table": {o: seed_aggregate(scores[:, [i]]) for i, o in enumerate(sc.opponents)},
             "all_tables": seed_aggregate(scores),
@@ -386,6 +392,7 @@ def render(r: dict[str, Any]) -> list[str]:
         f"state. Budget: {budget:,} learner steps a seed. "
         + " ".join(
             f"`{name}` (`{f['config']}`) trains against {', '.join(f['opponents'])}; seeds {f['seeds']}"
+            + _in_games(f)
             + (
                 f" of the spec's {r['spec_seeds']} (the others are not trained yet)"
                 if f["seeds"] != r["spec_seeds"]
@@ -465,6 +472,17 @@ def render(r: dict[str, Any]) -> list[str]:
     if r.get("notes"):
         lines += [*r["notes"], ""]
     return lines
+
+
+def _in_games(f: dict[str, Any]) -> str:
+    """A family's budget in games: the budget over its seeds' decisions a game at their training bots' tables."""
+    per_game = f.get("decisions_per_game")
+    if not per_game:
+        return ""
+    return (
+        f"; the budget is about {round(f['budget'] / per_game, -2):,.0f} games a seed (its seeds take {per_game:.1f} decisions "
+        f"a game at the tables of {', '.join(f['decisions_tables'])} in the evaluation)"
+    )
 
 
 def _render_cross_play(r: dict[str, Any]) -> list[str]:

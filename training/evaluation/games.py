@@ -24,9 +24,11 @@ EVAL_SEED_SETS: dict[str, int] = {"v1": 20261129}
 
 
 def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.random.Generator) -> dict[str, Any]:
-    """Play one game from ``env.reset(seed=seed)``; returns each seat's total reward and the outcome."""
+    """Play one game from ``env.reset(seed=seed)``; returns each seat's total reward, its number of decisions (the
+    steps a learner in that seat would take: the rl track states its budget in games with it) and the outcome."""
     env.reset(seed=seed)
     totals = dict.fromkeys(env.possible_agents, 0.0)
+    decisions = dict.fromkeys(env.possible_agents, 0)
     outcome: dict[str, Any] = {}
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
@@ -36,12 +38,17 @@ def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.
             env.step(None)
             continue
         policy = seats[env.possible_agents.index(agent)]
+        decisions[agent] += 1
         if policy.needs_env:
             action = policy.act_with_env(env, agent, rng)
         else:
             action = policy.act(obs["observation"], obs["action_mask"], rng)
         env.step(action)
-    return {"rewards": [totals[a] for a in env.possible_agents], "outcome": outcome}
+    return {
+        "rewards": [totals[a] for a in env.possible_agents],
+        "decisions": [decisions[a] for a in env.possible_agents],
+        "outcome": outcome,
+    }
 
 
 def save_record(

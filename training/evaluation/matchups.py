@@ -40,6 +40,8 @@ class Matchup:
     deals: list[int] = field(default_factory=list)
     #: For every game, whether each seat won.
     table: list[list[bool]] = field(default_factory=list)
+    #: For every game, the decisions the policy's seat took (its steps, as a learner in that seat counts them).
+    decisions: list[int] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         n = len(self.wins)
@@ -64,6 +66,7 @@ class Matchup:
             "reward_ci": [mlo, mhi],
             "per_seat": per_seat,
             "deal_wins": np.bincount(self.deals, weights=self.wins).astype(int).tolist() if n else [],
+            **({"mean_decisions": float(np.mean(self.decisions))} if self.decisions else {}),
         }
 
 
@@ -105,6 +108,7 @@ def play_matchup(
         result.rewards.append(float(game["rewards"][seat]))
         result.seats.append(seat)
         result.deals.append(d)
+        result.decisions.append(int(game["decisions"][seat]))
     return result
 
 
