@@ -181,6 +181,12 @@ def test_an_rl_spec_that_ships_what_it_does_not_train_is_refused(
 
 def test_the_exploitability_table_is_trained_stored_and_rendered(rl_project: Path) -> None:
     folder = rl_project / "checkpoints"
+    runs = rl_project / "baselines" / "runs" / "exploit"
+    exploit.regenerate(None, progress=False, train_models=False, root=rl_project, folder=folder)
+    assert not runs.exists()  # nothing trained: the target is listed as such
+    (pending,) = json.loads((folder / f"{ENV}_exploit_results.json").read_text())["targets"]
+    assert pending == {"policy": "random", "missing": True}
+    assert "| random | not trained yet (the command above trains it) |" in (rl_project / "BASELINES.md").read_text()
     exploit.regenerate(None, progress=False, root=rl_project, folder=folder)
     r = json.loads((folder / f"{ENV}_exploit_results.json").read_text())
     (target,) = r["targets"]

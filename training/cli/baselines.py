@@ -119,7 +119,11 @@ def _regenerate(args: argparse.Namespace) -> None:
     elif args.track == "exploit":
         from parlour.training import exploit
 
-        print(exploit.regenerate(games, progress=not args.no_progress, runs=runs, folder=folder).read_text())
+        print(
+            exploit.regenerate(
+                games, progress=not args.no_progress, train_models=not args.skip_training, runs=runs, folder=folder
+            ).read_text()
+        )
     else:
         regenerate(
             games,
