@@ -521,9 +521,7 @@ def at_a_glance(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         return []
     families = list(dict.fromkeys(f for _, p in games if "rl" in p for f in p["rl"]["families"]))
 
-    def iqm(agg: dict[str, Any] | None, n: int = 0) -> str:
-        if agg is None:
-            return "not trained yet"
+    def iqm(agg: dict[str, Any], n: int) -> str:
         return f"{agg['iqm']['value']:.3f} ({format_ci(agg['iqm']['ci'])}), {n} seeds"
 
     lines = [
@@ -552,7 +550,7 @@ def at_a_glance(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         rl_cells = [
             iqm(rl["families"][f]["per_table"][h], len(rl["families"][f]["seeds"]))
             if rl is not None and f in rl["families"]
-            else iqm(None)
+            else "not trained yet"
             for f in families
         ]
         d = parts.get("distilled")
