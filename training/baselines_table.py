@@ -603,11 +603,16 @@ def render(folder: Path) -> str:
         "seed named in the spec before training, not the best one.",
         "",
     ]
-    try:  # the notes are the spec's as they are now (from the repository root), else as stored
-        notes = {env: spec.notes for env, (_, spec) in specs(Path.cwd()).items()}
+    try:  # every part's notes are the spec's as they are now (from the repository root), else as stored
+        current = {env: spec for env, (_, spec) in specs(Path.cwd()).items()}
     except (FileNotFoundError, ValueError):
-        notes = {}
+        current = {}
     results = _results(folder)
+    for env, parts in results.items():
+        if (spec := current.get(env)) is not None:
+            for part, owner in (("distilled", spec), ("rl", spec.rl), ("exploit", spec.exploit)):
+                if part in parts and owner is not None:
+                    parts[part]["notes"] = list(owner.notes)
     lines += at_a_glance(results)
     for env, parts in results.items():
         lines += [f"## {env}", ""]
@@ -616,9 +621,7 @@ def render(folder: Path) -> str:
         if "sweep" in parts:
             lines += rl_track.render_sweep(parts["sweep"])
         if "distilled" in parts:
-            r = parts["distilled"]
-            r["notes"] = notes.get(r["env"], r.get("notes", []))
-            lines += _render_game(r, folder)
+            lines += _render_game(parts["distilled"], folder)
         if "exploit" in parts:
             lines += exploit.render(parts["exploit"])
     return "\n".join(lines)
