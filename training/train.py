@@ -408,15 +408,15 @@ def _protected(folder: Path) -> str | None:
     return None
 
 
-def check_deletable(run: Path) -> None:
+def check_deletable(run: Path, who: str = "--overwrite") -> None:
     """Refuse, with one line naming ``run`` and what it holds, to delete anything but a run folder Parlour made:
     one that carries :data:`RUN_MARKER` and nothing unknown to it, and is not the current folder, a home folder
-    or the root."""
+    or the root. ``who`` starts the message (the flag or command that asked)."""
     why = _protected(run)
     if why is not None:
-        raise RunError(f"--overwrite: refusing to delete {run}: {why}")
+        raise RunError(f"{who}: refusing to delete {run}: {why}")
     if run.is_symlink() or not run.is_dir():
-        raise RunError(f"--overwrite: refusing to delete {run}: it is not a folder")
+        raise RunError(f"{who}: refusing to delete {run}: it is not a folder")
     entries = sorted(p.name for p in run.iterdir())
     shown = ", ".join(entries[:8]) + (f", … ({len(entries)} entries)" if len(entries) > 8 else "")
     marker = run / RUN_MARKER
@@ -426,15 +426,35 @@ def check_deletable(run: Path) -> None:
         ok = False
     if not ok:
         raise RunError(
-            f"--overwrite: refusing to delete {run}: it is not a run folder Parlour made (no {RUN_MARKER}); it "
+            f"{who}: refusing to delete {run}: it is not a run folder Parlour made (no {RUN_MARKER}); it "
             f"holds {shown}. Choose another --out, or delete it yourself"
         )
     unknown = [e for e in entries if e not in RUN_ENTRIES]
     if unknown:
         raise RunError(
-            f"--overwrite: refusing to delete {run}: besides its run it holds {', '.join(unknown[:8])}, which "
+            f"{who}: refusing to delete {run}: besides its run it holds {', '.join(unknown[:8])}, which "
             "Parlour did not write. Move those away, or choose another --out"
         )
+
+
+def delete_run(run: Path, who: str) -> None:
+    """Delete the run folder ``run`` -- the one way any Parlour command deletes a run: only a folder Parlour made
+    (:func:`check_deletable`), and only while no process holds it (its lock is taken first, so a live run is refused
+    naming its holder). ``who`` names the command in the one-line refusal."""
+    if not run.exists() and not run.is_symlink():
+        return
+    check_deletable(run, who)
+    try:
+        lock = FolderLock(run, "run folder").acquire()
+    except LockedError as exc:
+        raise RunError(f"{who}: refusing to delete {run}: {exc}") from None
+    try:
+        check_deletable(run, who)  # again under the lock: nothing was added while it was taken
+        _clear_run(run)
+    finally:
+        lock.release()
+    (run / FolderLock.NAME).unlink(missing_ok=True)
+    run.rmdir()
 
 
 def _clear_run(run: Path) -> None:
