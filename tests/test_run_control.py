@@ -100,16 +100,21 @@ def test_ctrl_c_saves_a_checkpoint_and_resume_reaches_the_runs_own_budget(
     assert "Traceback" not in err
     stopped = checkpoint_step(run)
     assert stopped is not None
-    assert 0 < stopped < 1024
-    assert line == (
+    assert 0 < stopped < 1024 and stopped % 128 == 0  # the stop waits for the rollout (128 steps) and its update
+    assert line.startswith(
         f"parlour train: stopped by SIGINT at step {stopped:,} of 1,024; checkpoint saved to "
-        f"{run / 'checkpoints' / 'latest'}; resume with: parlour train --resume --out {run}"
+        f"{run / 'checkpoints' / 'latest'}; resume with: "
     )
+    # the resume command repeats the importable name: a run folder's config cannot import it on its own say
+    assert line.endswith(f" train --resume --out {run} 'opponents=[{stopper}:Interrupter]'")
     assert json.loads((run / "metrics.json").read_text())["timesteps"] == stopped
     assert not (run / "policy.json").exists()
 
-    # Resume: no config, no overrides; it continues from the step where it stopped, toward the run's budget.
-    assert main(["train", "--resume", "--out", str(run), "--no-progress"]) == 0
+    # Resume: no config, no overrides but the confirmed name; it continues from the step where it stopped, toward
+    # the run's budget. Without the name (or --trust) the folder's config may not import it.
+    assert main(["train", "--resume", "--out", str(run), "--no-progress"]) == 2
+    assert "opponents=[stopper_mod:Interrupter] is a policy spec that imports code" in capsys.readouterr().err
+    assert main(resume_args(err)) == 0
     err = capsys.readouterr().err
     assert f"resuming {run} from step {stopped:,} toward 1,024 steps, with the config it was started with" in err
     metrics = json.loads((run / "metrics.json").read_text())
@@ -118,9 +123,9 @@ def test_ctrl_c_saves_a_checkpoint_and_resume_reaches_the_runs_own_budget(
     assert (run / "policy.json").is_file() and (run / "final_eval.md").is_file()
 
     # Changing the run itself on resume is refused, naming what may change; the budget may be raised, recorded.
-    assert main(["train", "--resume", "--out", str(run), "ppo.n_epochs=3", "--no-progress"]) == 2
+    assert main(["train", "--resume", "--out", str(run), "ppo.n_epochs=3", "--trust", "--no-progress"]) == 2
     assert "these cannot change (ppo.n_epochs: started with 1, now 3)" in capsys.readouterr().err
-    assert main(["train", "--resume", "--out", str(run), "train.total_timesteps=1200", "--no-progress"]) == 0
+    assert main(["train", "--resume", "--out", str(run), "train.total_timesteps=1200", "--trust", "--no-progress"]) == 0
     assert "changed on this command: train.total_timesteps 1024 -> 1200" in capsys.readouterr().err
     assert "total_timesteps: 1200" in (run / "config.yaml").read_text()
     assert (
@@ -188,7 +193,9 @@ def test_a_signal_to_the_command_saves_and_exits_with_one_line(tmp_path: Path, s
     assert "Traceback" not in err
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"parlour train: stopped by {signal.Signals(sig).name} at step ")
-    assert last.endswith(f"resume with: {parlour} train --resume --out {run}")  # the executable the user ran
+    # the executable the user ran; a subproc run's process count is repeated (a folder's config cannot start processes)
+    again = " train.n_envs=2" if vec_env == "subproc" else ""
+    assert last.endswith(f"resume with: {parlour} train --resume --out {run}{again}")
     assert (checkpoint_step(run) or 0) >= 128
 
 
@@ -338,7 +345,7 @@ def test_a_session_that_dies_outright_keeps_its_training_time_to_the_last_checkp
         train(run, "train.total_timesteps=1024", f"opponents=[{crasher}]")
     first = json.loads((run / "metrics.json").read_text())
     assert first["timesteps"] == checkpoint_step(run) >= 256 and first["train_wall_seconds"] > 0
-    assert main(["train", "--resume", "--out", str(run), "--no-progress"]) == 0
+    assert main(["train", "--resume", "--out", str(run), "--trust", "--no-progress"]) == 0
     final = json.loads((run / "metrics.json").read_text())
     assert final["finished"] is True and final["timesteps"] >= 1024
     assert final["train_wall_seconds"] == pytest.approx(first["train_wall_seconds"] + final["session_wall_seconds"])
@@ -438,21 +445,22 @@ def test_resume_never_unpickles_a_handed_over_checkpoint(
         zf.writestr("parlour.json", json.dumps({"timesteps": 256}))
     before = tree(stopped_run)
     capsys.readouterr()
-    assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+    assert main(["train", "--resume", "--out", str(stopped_run), "--trust", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert "an SB3 zip written by an earlier Parlour: loading it unpickles it" in err and "--trust-pickle" in err
     assert not target.exists() and tree(stopped_run) == before
 
 
 @pytest.mark.parametrize(
-    ("edit", "message"),
+    ("edit", "message", "flag"),
     [
-        ("trust_pickle: false", "sets trust_pickle: true, which a run folder cannot grant itself"),
-        ("opponents:\n- stopper_300:Interrupter", "names the Python file"),
+        ("trust_pickle: false", "sets trust_pickle: true, which a run folder cannot grant itself", "--trust-pickle"),
+        ("opponents:\n- stopper_300:Interrupter", "is a policy spec that imports code (module:NAME or file.py:NAME)",
+         "or pass --trust"),
     ],
-)
+)  # fmt: skip
 def test_a_run_folders_config_cannot_grant_itself_trust(
-    edit: str, message: str, stopped_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    edit: str, message: str, flag: str, stopped_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     evil = tmp_path / "evil.py"
     target = tmp_path / "written_by_the_module.txt"
@@ -466,7 +474,7 @@ def test_a_run_folders_config_cannot_grant_itself_trust(
     capsys.readouterr()
     assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and message in err and "--trust-pickle" in err
+    assert len(err.splitlines()) == 1 and message in err and flag in err, err
     assert not target.exists() and tree(stopped_run) == before
 
 
@@ -478,12 +486,12 @@ def test_a_checkpoint_that_does_not_fit_is_refused_in_one_line(
     tree_["policy"] = {"mlp_extractor.policy_net.0.weight": {"__tensor__": "missing"}}
     state.write_text(json.dumps(tree_))
     capsys.readouterr()
-    assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+    assert main(["train", "--resume", "--out", str(stopped_run), "--trust", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith("state.json: refers to an array 'missing' that the tensors file lacks"), err
     tree_["policy"] = {}
     state.write_text(json.dumps(tree_))
-    assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+    assert main(["train", "--resume", "--out", str(stopped_run), "--trust", "--no-progress"]) == 2
     assert "this checkpoint does not fit the run's network (" in capsys.readouterr().err
 
 
@@ -611,7 +619,7 @@ def test_a_second_process_on_a_run_folder_is_refused_naming_the_holder(
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         capsys.readouterr()
-        assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+        assert main(["train", "--resume", "--out", str(stopped_run), "--trust", "--no-progress"]) == 2
         assert (
             capsys.readouterr()
             .err.strip()
@@ -633,7 +641,7 @@ def test_logs_are_never_written_through_a_planted_link(
     link = stopped_run / planted
     link.unlink(missing_ok=True)
     link.symlink_to(victim)
-    code = main(["train", "--resume", "--out", str(stopped_run), "train.eval_every=128", "--no-progress"])
+    code = main(["train", "--resume", "--out", str(stopped_run), "--trust", "train.eval_every=128", "--no-progress"])
     assert code == 2
     assert f"{link} is a symbolic link; refusing to write through it" in capsys.readouterr().err
     assert victim.read_text() == "precious"
@@ -677,7 +685,7 @@ def test_budgets_the_machine_cannot_hold_are_refused_in_one_line(
 def test_a_broken_metrics_file_is_named(stopped_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (stopped_run / "metrics.json").write_text("{not json")
     capsys.readouterr()
-    assert main(["train", "--resume", "--out", str(stopped_run), "--no-progress"]) == 2
+    assert main(["train", "--resume", "--out", str(stopped_run), "--trust", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.splitlines()[-1].startswith(f"parlour train: {stopped_run / 'metrics.json'} is not a valid metrics file")
 
@@ -698,9 +706,10 @@ def test_evaluations_fall_on_the_multiples_of_eval_every_across_a_resume(
     """A run stopped between two evaluation points and resumed evaluates at the same steps as one that never
     stopped, so the seeds of a learning curve share their points."""
     run = tmp_path / "run"
-    periodic = ["train.total_timesteps=512", "train.eval_every=128", "eval.periodic_games=1"]
+    # the points (every 192 steps) fall inside rollouts (128 steps), where a run never stops
+    periodic = ["train.total_timesteps=512", "train.eval_every=192", "eval.periodic_games=1"]
     assert train(run, *periodic, f"opponents=[{stopper_at(tmp_path, monkeypatch, 450)}]") == 130
     stopped = checkpoint_step(run)
-    assert stopped is not None and 128 < stopped < 512 and stopped % 128 != 0  # between two points
+    assert stopped is not None and 192 < stopped < 384  # between two points
     assert main(resume_args(capsys.readouterr().err)) == 0
-    assert [r["timesteps"] for r in evaluations(run)] == [128, 256, 384, 512]
+    assert [r["timesteps"] for r in evaluations(run)] == [192, 384]

@@ -9,9 +9,11 @@ same way. ``load_config`` returns a validated, resolved :class:`TrainConfig`; ev
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import re
 import typing
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -298,11 +300,9 @@ def _check_memory(cfg: TrainConfig, observation_size: int, num_actions: int) -> 
         )
 
 
-def load_config(path: str | Path | None, overrides: Sequence[str] = (), *, trusted: bool = True) -> TrainConfig:
-    """Read a YAML config, merge ``key=value`` overrides, validate, and return a typed ``TrainConfig``.
-
-    ``trusted=False`` reads a config that came with a run folder (``--resume``): it may not grant itself
-    ``trust_pickle`` nor name Python files to run (``file.py:NAME``); both are refused with one line."""
+def read_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
+    """A YAML config with ``key=value`` overrides merged in, typed and resolved but not yet validated: nothing it
+    names is looked up, imported or reached (see :func:`validate`). Every error is one :class:`ConfigError` line."""
     schema = OmegaConf.structured(TrainConfig)
     try:
         if path is not None:
@@ -315,6 +315,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), *, trust
                 raise ConfigError(f"{p}: not a valid YAML config: {exc}") from exc
             if not isinstance(from_file, DictConfig):
                 raise ConfigError(f"{p}: a config must be a mapping of keys to values")
+            _refuse_resolvers(from_file, str(p))
             _integral_numbers_as_ints(from_file, TrainConfig)
             schema = OmegaConf.merge(schema, from_file)
         for item in overrides:
@@ -322,6 +323,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), *, trust
                 raise ConfigError(f"override {item!r} is not of the form key=value (e.g. train.total_timesteps=20000)")
         if overrides:
             dotlist = OmegaConf.from_dotlist(list(overrides))
+            _refuse_resolvers(dotlist, "the command line")
             _integral_numbers_as_ints(dotlist, TrainConfig)
             schema = OmegaConf.merge(schema, dotlist)
         OmegaConf.resolve(schema)
@@ -330,8 +332,21 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = (), *, trust
         cfg: TrainConfig = OmegaConf.to_object(schema)  # type: ignore[assignment]
     except OmegaConfBaseException as exc:
         raise _explain(exc, str(path) if path is not None else "config") from None
+    return cfg
+
+
+def load_config(
+    path: str | Path | None, overrides: Sequence[str] = (), *, trusted: bool = True, confirmed: Collection[str] = ()
+) -> TrainConfig:
+    """Read a YAML config, merge ``key=value`` overrides, validate, and return a typed ``TrainConfig``.
+
+    ``trusted=False`` reads a config that came with a run folder (``--resume``): it may not grant itself
+    ``trust_pickle``, and every value of :data:`UNTRUSTED_KEYS` that reaches beyond the run folder (an address, an
+    importable name, a process count) is refused in one line unless its key is in ``confirmed`` (the keys the
+    command line gave). The refusal comes before anything is imported or reached."""
+    cfg = read_config(path, overrides)
     if not trusted:
-        _check_untrusted(cfg, str(path) if path is not None else "config")
+        check_untrusted(cfg, str(path) if path is not None else "config", confirmed)
     validate(cfg)
     return cfg
 
@@ -346,21 +361,101 @@ def _policy_specs(cfg: TrainConfig) -> list[tuple[str, list[str]]]:
     ]
 
 
-def _check_untrusted(cfg: TrainConfig, source: str) -> None:
-    """A run folder's config is a file someone may have handed over: it cannot allow what runs code."""
+#: The keys of a config whose values reach beyond the run folder when it runs -- a network address, code to import,
+#: processes to start -- and what each does. A run folder's own config (``parlour train --resume``) may set them only
+#: where the command line gives the same value (``key=value``, or ``--ray-address``) or ``--trust`` is passed: a
+#: folder someone handed over must not connect, import or fork on its own say. (No key of the config names an output
+#: path: where a run writes is always the command line's ``--out``.)
+UNTRUSTED_KEYS: dict[str, str] = {
+    "rllib.ray_address": "a network address: the run would join that Ray cluster, which then receives the run's data "
+    "and sends it pickled objects",
+    "opponents": "a policy spec that imports code (module:NAME or file.py:NAME)",
+    "eval.opponents": "a policy spec that imports code (module:NAME or file.py:NAME)",
+    "eval.reference": "a policy spec that imports code (module:NAME or file.py:NAME)",
+    "pretrain.teacher": "a policy spec that imports code (module:NAME or file.py:NAME)",
+    "train.n_envs": "a process count (train.vec_env: subproc starts one process per env)",
+    "rllib.num_env_runners": "a process count (one Ray worker process each)",
+}
+
+
+def imports_code(spec: str) -> bool:
+    """Whether a policy spec names code to import (``module:NAME``, ``file.py:NAME``), not a bot, a shipped policy
+    or a policy file (see :func:`parlour.baselines.resolve`)."""
+    from parlour.baselines import BOTS, SHIPPED, renamed
+    from parlour.baselines.policy_file import is_policy_path
+
+    spec = renamed(spec)
+    if spec == SELF_PLAY or spec in BOTS or spec in SHIPPED or is_policy_path(spec) or spec.endswith(".zip"):
+        return False
+    return ":" in spec
+
+
+def reaching_values(cfg: TrainConfig) -> dict[str, Any]:
+    """The values of :data:`UNTRUSTED_KEYS` in ``cfg`` that reach beyond the run folder (a key whose value reaches
+    nowhere -- an empty address, bot names, one process -- is not listed)."""
+    out: dict[str, Any] = {}
+    if cfg.rllib.ray_address:
+        out["rllib.ray_address"] = cfg.rllib.ray_address
+    for where, names in _policy_specs(cfg):
+        if any(imports_code(n) for n in names):
+            out[where] = cfg.pretrain.teacher if where == "pretrain.teacher" else names
+    if cfg.train.vec_env == "subproc":
+        out["train.n_envs"] = cfg.train.n_envs
+    if cfg.trainer == "rllib" and cfg.rllib.num_env_runners > 0:
+        out["rllib.num_env_runners"] = cfg.rllib.num_env_runners
+    return out
+
+
+def check_untrusted(
+    cfg: TrainConfig, source: str, confirmed: Collection[str] = (), *, trust_keys: bool = False
+) -> None:
+    """A run folder's config is a file someone may have handed over: it cannot allow what runs code, nor connect,
+    import or start processes unless the command line says the same (``confirmed``: the keys it gave) or trusts the
+    run (``trust_keys``: ``--trust``)."""
     if cfg.trust_pickle:
         raise ConfigError(
             f"{source} sets trust_pickle: true, which a run folder cannot grant itself (loading an SB3 zip can run "
             "code stored in it); pass --trust-pickle if you trust every file this run names"
         )
-    for where, names in _policy_specs(cfg):
-        for name in names:
-            head, sep, _ = name.rpartition(":")
-            if sep and head.endswith(".py"):
-                raise ConfigError(
-                    f"{source}: {where} names the Python file {head!r}, which would run when loaded; a run folder's "
-                    "config cannot run files: pass --trust-pickle if you trust this run and every file it names"
-                )
+    for key, value in reaching_values(cfg).items():
+        if trust_keys or key in confirmed:
+            continue
+        shown = override(key, value)
+        raise ConfigError(
+            f"{source}: {shown} is {UNTRUSTED_KEYS[key]}; a run folder's config cannot set it on its own: give the "
+            f"same value on the command line ({shown}) or pass --trust if you trust this run"
+        )
+
+
+def override(key: str, value: Any) -> str:
+    """``key=value`` as a command-line override writes it (a list as ``[a,b]``)."""
+    if isinstance(value, list | tuple):
+        return f"{key}=[{','.join(str(v) for v in value)}]"
+    return f"{key}={value}"
+
+
+#: ``${name:...}`` in a config: an OmegaConf resolver call (``oc.env``, ``oc.decode``...), not a reference to a key.
+_RESOLVER = re.compile(r"\$\{\s*[A-Za-z_][\w.]*\s*:")
+
+
+def _refuse_resolvers(node: DictConfig, source: str) -> None:
+    """Refuse resolver calls such as ``${oc.env:TOKEN}``: their values would be copied into the run's config.yaml
+    and every policy file it exports (an environment's secrets among them). ``${other.key}`` references stay."""
+
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{where}.{k}" if where else str(k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{where}[{i}]")
+        elif isinstance(value, str) and _RESOLVER.search(value):
+            raise ConfigError(
+                f"{source}: {where}={value!r} calls a resolver; configs may not read the environment or run "
+                "resolvers (the value would be copied into config.yaml and every policy file): write the value itself"
+            )
+
+    walk(OmegaConf.to_container(node, resolve=False), "")
 
 
 def _check_track(cfg: TrainConfig) -> None:
@@ -489,6 +584,15 @@ def _check_numbers(cfg: TrainConfig) -> None:
         )
     if not 0 < cfg.ppo.gamma <= 1 or not 0 < cfg.ppo.gae_lambda <= 1:
         raise ConfigError("ppo.gamma and ppo.gae_lambda must be in (0, 1]")
+    for key, number, low_open, high, allowed in (
+        ("ppo.clip_range", cfg.ppo.clip_range, True, 1.0, "in (0, 1]"),
+        ("ppo.ent_coef", cfg.ppo.ent_coef, False, 1.0, "in [0, 1]"),
+        ("ppo.vf_coef", cfg.ppo.vf_coef, False, math.inf, ">= 0"),
+        ("ppo.max_grad_norm", cfg.ppo.max_grad_norm, True, math.inf, "> 0"),
+    ):
+        # NaN and inf are refused too (a NaN run could never be resumed either: nan != nan)
+        if not math.isfinite(number) or number < 0 or (low_open and number == 0) or number > high:
+            raise ConfigError(f"{key}={number} is out of range: expected a finite number {allowed}")
     if cfg.ppo.activation not in ACTIVATIONS:
         raise ConfigError(f"ppo.activation={cfg.ppo.activation!r} is not valid: expected one of {list(ACTIVATIONS)}")
     if not cfg.ppo.net_arch or any(not 1 <= w <= MAX_COUNT for w in cfg.ppo.net_arch):

@@ -169,6 +169,46 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     def render(self) -> Any:  # a text frame (Gymnasium's RenderFrame type differs between its releases)
         return self.aec.render_text(perspective=self.learner)
 
+    # ---------------------------------------------------------------------------------------- resume
+    def get_state(self) -> dict[str, Any]:
+        """Everything the next step depends on, as JSON data (for a resume that equals a run that never stopped): the
+        env's generator, the episode's learner seat and the pool entry at every other seat, and the game so far as
+        its deal's seed and its moves (replayed by :meth:`set_state`; no game object is stored)."""
+        aec = self.aec
+        index = {id(p): i for i, p in enumerate(self.pool)}
+        return {
+            "rng": self._rng.bit_generator.state,
+            "learner": aec.possible_agents.index(self.learner),
+            "seats": [None if p is None else index.get(id(p)) for p in self.seats],
+            "pool": [p.name for p in self.pool],
+            "game_seed": aec.game_seed,
+            "moves": [[int(s), int(a)] for s, a in aec._history],
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore :meth:`get_state` into this env (built with the same game, options and pool). Anything that does not
+        fit -- another pool, a move the game refuses -- raises ``ValueError`` in one line."""
+        pool = [p.name for p in self.pool]
+        try:
+            if state["pool"] != pool:
+                raise ValueError(f"it was saved with the opponent pool {state['pool']}, this env has {pool}")
+            rng = np.random.default_rng()
+            rng.bit_generator.state = state["rng"]
+            n = self.aec.num_players
+            learner, seats = int(state["learner"]), list(state["seats"])
+            if not 0 <= learner < n or len(seats) != n or seats[learner] is not None:
+                raise ValueError(f"its seats {seats} and learner seat {learner} do not fit a table of {n}")
+            table: list[Policy | None] = [None if k is None else self.pool[int(k)] for k in seats]
+            self.aec.reset(options={"game_seed": int(state["game_seed"])})
+            for seat, action in state["moves"]:
+                if self.aec.game_over or self.aec.agent_selection != self.aec.possible_agents[int(seat)]:
+                    raise ValueError(f"its move {action} by seat {seat} does not replay")
+                self.aec.step(int(action))
+        except (KeyError, TypeError, IndexError, ValueError) as exc:
+            raise ValueError(f"SingleAgentEnv.set_state: the saved env state does not fit ({exc})") from None
+        self._rng, self.learner, self.seats = rng, self.aec.possible_agents[learner], table
+        self._obs()
+
     # ---------------------------------------------------------------------------------------- internals
     def _done(self) -> bool:
         return bool(self.aec.terminations[self.learner] or self.aec.truncations[self.learner])

@@ -309,7 +309,13 @@ class _ModelPolicy(Policy):
 
 #: Config keys a resumed run may change (``parlour train --resume --out RUN key=value``): its budget and how
 #: often it checkpoints, evaluates and how many threads it uses; everything else is the run that was started.
-RESUMABLE_KEYS = ("train.total_timesteps", "train.checkpoint_every", "train.eval_every", "train.torch_threads")
+RESUMABLE_KEYS = (
+    "train.total_timesteps",
+    "train.checkpoint_every",
+    "train.eval_every",
+    "train.torch_threads",
+    "rllib.ray_address",  # where the run computes, not what it computes (--ray-address on the command line)
+)
 
 
 def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -328,29 +334,55 @@ def config_changes(before: TrainConfig, after: TrainConfig) -> dict[str, tuple[A
     return {k: (a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)}
 
 
-def saved_config(run: Path, trusted: bool = False) -> TrainConfig:
-    """The resolved config a run was started with (``RUN/config.yaml``, overrides included), validated like any
-    other; unless ``trusted``, it may not grant ``trust_pickle`` nor name Python files (a run folder may come from
-    anyone)."""
-    from parlour.training.config import load_config
-
+def _saved_path(run: Path) -> Path:
     saved = run / "config.yaml"
     if not saved.is_file() or saved.is_symlink():
         raise RunError(f"--resume: {run} holds no run (no config.yaml); start it without --resume")
-    return load_config(saved, trusted=trusted)
+    return saved
+
+
+def saved_config(run: Path, trusted: bool = False) -> TrainConfig:
+    """The resolved config a run was started with (``RUN/config.yaml``, overrides included), validated like any
+    other; unless ``trusted``, it may not grant ``trust_pickle`` nor set any value of
+    :data:`~parlour.training.config.UNTRUSTED_KEYS` that reaches beyond the folder (a run folder may come from
+    anyone)."""
+    from parlour.training.config import load_config
+
+    return load_config(_saved_path(run), trusted=trusted)
+
+
+def read_saved_config(run: Path) -> TrainConfig:
+    """A run's ``config.yaml``, typed but not validated: nothing it names is imported or reached (for comparing a
+    run's config with another, e.g. before reusing a finished run)."""
+    from parlour.training.config import read_config
+
+    return read_config(_saved_path(run))
 
 
 def resume_config(
-    run: Path, overrides: list[str], trusted: bool = False
+    run: Path, overrides: list[str], *, trust: bool = False, trust_pickle: bool = False
 ) -> tuple[TrainConfig, dict[str, tuple[Any, Any]]]:
     """The config a resumed run continues with: the one it was started with, plus explicit ``overrides`` of
-    :data:`RESUMABLE_KEYS` (an override equal to the saved value changes nothing). Returns it and the changes."""
-    from parlour.training.config import load_config
+    :data:`RESUMABLE_KEYS` (an override equal to the saved value changes nothing). Returns it and the changes.
 
-    before = saved_config(run, trusted)
-    after = load_config(run / "config.yaml", overrides, trusted=trusted)
+    Unless ``trust`` (``--trust``) or ``trust_pickle`` (``--trust-pickle``, which trusts everything the run names),
+    every value that reaches beyond the run folder (an address, an importable name, a process count:
+    :data:`~parlour.training.config.UNTRUSTED_KEYS`) must be given again in ``overrides``; otherwise it is refused in
+    one line naming the key, before anything is imported or reached. A saved ``trust_pickle: true`` needs
+    ``trust_pickle``."""
+    from parlour.training.config import check_untrusted, read_config, validate
+
+    saved = _saved_path(run)
+    before = read_config(saved)
+    after = read_config(saved, overrides)
     changes = config_changes(before, after)
     _check_resumable(run, changes)
+    if not trust_pickle:
+        # a key given on the command line is confirmed: it equals the saved value (any other change of a fixed key
+        # was refused just now) or is a resumable key the user set; --trust confirms them all
+        given = {item.split("=", 1)[0].strip() for item in overrides}
+        check_untrusted(after, str(saved), given, trust_keys=trust)
+    validate(after)
     return after, changes
 
 
@@ -498,7 +530,7 @@ def prepare_run(cfg: TrainConfig, run: Path, resume: bool, command: str, overwri
     saved = run / "config.yaml"
     if resume:
         _check_no_links(run)
-        changes = config_changes(saved_config(run, trusted=True), cfg)  # cfg was read and checked by the caller
+        changes = config_changes(read_saved_config(run), cfg)  # cfg was read and checked by the caller
         _check_resumable(run, changes)
         if changes:
             atomic_write(saved, to_yaml(cfg))  # the next resume continues with these values
@@ -655,23 +687,91 @@ def _new_model(cfg: TrainConfig, venv: Any) -> Any:
     )
 
 
-def save_resume_checkpoint(model: Any, folder: Path, meta: dict[str, Any]) -> Path:
+class StopAtBoundary(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised by the SB3 callback at the start of a rollout once a stop was asked for: the run stops between an update
+    and the next rollout, where everything it needs to go on is in the checkpoint (no partial rollout is lost)."""
+
+
+def _vec_chain(venv: Any) -> list[Any]:
+    """``venv`` and every VecEnv it wraps, outermost first."""
+    chain = [venv]
+    while hasattr(chain[-1], "venv"):
+        chain.append(chain[-1].venv)
+    return chain
+
+
+def venv_state(venv: Any) -> dict[str, Any]:
+    """The training envs' state (for an exact resume): each game's (:meth:`SingleAgentEnv.get_state`, or the JAX
+    batch's own ``get_state``) and the episode statistics ``VecMonitor`` keeps for the logs."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    chain = _vec_chain(venv)
+    base = chain[-1]
+    out: dict[str, Any] = {"envs": base.get_state() if hasattr(base, "get_state") else venv.env_method("get_state")}
+    for v in chain:
+        if isinstance(v, VecMonitor):
+            out["monitor"] = {"returns": np.asarray(v.episode_returns), "lengths": np.asarray(v.episode_lengths)}
+    return out
+
+
+def set_venv_state(venv: Any, state: dict[str, Any], source: str) -> None:
+    """Restore :func:`venv_state` into freshly built training envs; one line naming ``source`` if it does not fit."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    chain = _vec_chain(venv)
+    base = chain[-1]
+    try:
+        envs = state["envs"]
+        if hasattr(base, "set_state"):
+            base.set_state(envs)
+        else:
+            if not isinstance(envs, list) or len(envs) != base.num_envs:
+                raise ValueError(
+                    f"it holds {len(envs) if isinstance(envs, list) else 'no'} envs, the run has {base.num_envs}"
+                )
+            for i, env_state in enumerate(envs):
+                venv.env_method("set_state", env_state, indices=[i])
+        for v in chain:
+            if isinstance(v, VecMonitor) and "monitor" in state:
+                v.episode_returns = np.asarray(state["monitor"]["returns"], np.float32).reshape(v.num_envs)
+                v.episode_lengths = np.asarray(state["monitor"]["lengths"], np.int32).reshape(v.num_envs)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RunError(f"{source}: the training envs saved in this checkpoint do not fit the run ({exc})") from None
+
+
+def save_resume_checkpoint(
+    model: Any, folder: Path, meta: dict[str, Any], session: dict[str, Any] | None = None
+) -> Path:
     """The model's whole training state as a pickle-free checkpoint (:mod:`parlour.training.checkpoints`): the
-    policy's and optimizer's tensors, the counters and the random states."""
-    state = {
+    policy's and optimizer's tensors, the counters and the random states; and, once training has started, the
+    training envs, the last observations and the callback's ``session`` state -- everything the next rollout depends
+    on, so that a resume equals a run that never stopped. Written between an update and the next rollout only."""
+    state: dict[str, Any] = {
         "policy": model.policy.state_dict(),
         "optimizer": model.policy.optimizer.state_dict(),
         "counters": {"num_timesteps": int(model.num_timesteps), "n_updates": int(model._n_updates)},
         "rng": rng_state(),
     }
+    if model._last_obs is not None and model.get_env() is not None:
+        state["rollout"] = {
+            "last_obs": np.asarray(model._last_obs),
+            "last_episode_starts": np.asarray(model._last_episode_starts),
+            "ep_info_buffer": [dict(e) for e in (model.ep_info_buffer or [])],
+            "venv": venv_state(model.get_env()),
+        }
+    if session is not None:
+        state["session"] = session
     return write_checkpoint(folder, meta | {"timesteps": int(model.num_timesteps), "trainer": "sb3"}, state)
 
 
-def load_resume_checkpoint(model: Any, folder: Path, meta: dict[str, Any]) -> int:
+def load_resume_checkpoint(model: Any, folder: Path, meta: dict[str, Any], state: Any = None) -> int:
     """Load a checkpoint of :func:`save_resume_checkpoint` into ``model`` (built from the run's config), after
-    checking that it was trained for this config's table; returns its step."""
-    saved, state = read_checkpoint(folder)
-    check_compatible(saved, meta, str(folder))  # meta holds this config's table
+    checking that it was trained for this config's table; returns its step. ``state``: the checkpoint already
+    read (with its table checked), else it is read here. The training envs' state is restored by
+    :func:`restore_rollout`."""
+    if state is None:
+        saved, state = read_checkpoint(folder)
+        check_compatible(saved, meta, str(folder))  # meta holds this config's table
     source = str(folder / "state.json")
     try:
         model.policy.load_state_dict(state["policy"])
@@ -683,6 +783,35 @@ def load_resume_checkpoint(model: Any, folder: Path, meta: dict[str, Any]) -> in
         raise does_not_fit(folder, "network", exc) from None
     set_rng_state(state["rng"], source)
     return int(model.num_timesteps)
+
+
+def restore_rollout(model: Any, folder: Path, state: dict[str, Any]) -> bool:
+    """Put the training envs, the last observations and the episode statistics of a checkpoint back (``False``: the
+    checkpoint has none -- it was written before training started, or by an earlier Parlour)."""
+    from collections import deque
+
+    rollout = state.get("rollout")
+    if rollout is None:
+        return False
+    source = str(folder / "state.json")
+    venv = model.get_env()
+    set_venv_state(venv, rollout["venv"], source)
+    try:
+        obs = np.asarray(rollout["last_obs"])
+        starts = np.asarray(rollout["last_episode_starts"])
+        expected = (venv.num_envs, *venv.observation_space.shape)
+        if obs.shape != expected or starts.shape != (venv.num_envs,):
+            raise ValueError(f"observations of shape {obs.shape}, the run's are {expected}")
+        model._last_obs = obs.astype(venv.observation_space.dtype)
+        model._last_episode_starts = starts.astype(bool)
+        model.ep_info_buffer = deque(
+            ({"r": float(e["r"]), "l": int(e["l"]), "t": float(e["t"])} for e in rollout["ep_info_buffer"]),
+            maxlen=model._stats_window_size,
+        )
+        model.ep_success_buffer = deque(maxlen=model._stats_window_size)  # SB3 makes both or neither on learn()
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RunError(f"{source}: the rollout saved in this checkpoint does not fit the run ({exc})") from None
+    return True
 
 
 def does_not_fit(folder: Path, what: str, exc: BaseException) -> RunError:
@@ -717,17 +846,28 @@ def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
         },
     )
 
-    snapshots = sorted((run / "snapshots").glob("snap_*.json"))
+    latest = run / "checkpoints" / CHECKPOINT_NAME
+    saved: dict[str, Any] | None = None
+    if session.resume and is_checkpoint(latest):
+        saved_meta, saved = read_checkpoint(latest)
+        check_compatible(saved_meta, meta, str(latest))  # meta holds this config's table
+    snapshots = _pool_snapshots(run, saved)
     base = _vec_env(cfg, snapshots)
     venv = _timed_vec_env(VecMonitor(base))
 
-    latest = run / "checkpoints" / CHECKPOINT_NAME
     logger = configure(str(new_session(run)), ["csv", "tensorboard"])
     model = _new_model(cfg, venv)
-    if session.resume and is_checkpoint(latest):
-        done_steps = load_resume_checkpoint(model, latest, meta)
-        # fresh deals from here on, the same ones on every resume from this step
-        venv.seed(int(np.random.SeedSequence([cfg.seed, done_steps]).generate_state(1)[0]))
+    if saved is not None:
+        done_steps = load_resume_checkpoint(model, latest, meta, saved)
+        if not restore_rollout(model, latest, saved) and done_steps > 0:
+            # an earlier Parlour's checkpoint, written mid-rollout without the games in progress: fresh deals from
+            # here on (the same ones on every resume from this step), so this run no longer equals an unstopped one
+            print(
+                f"{latest} holds no training envs (an earlier Parlour wrote it): the run continues on fresh deals "
+                "from this step",
+                flush=True,
+            )
+            venv.seed(int(np.random.SeedSequence([cfg.seed, done_steps]).generate_state(1)[0]))
     elif session.resume and (old := _old_zip(run)) is not None and session.trust_pickle:
         from sb3_contrib import MaskablePPO
 
@@ -752,20 +892,25 @@ def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
     remaining = cfg.train.total_timesteps - done_steps
     previous = _previous_metrics(run) if session.resume else {}
     start = time.perf_counter()
+    resumed = (saved or {}).get("session")
     with _Stop() as stop:
+        callback = PeriodicCallback(
+            cfg, run, cfg.game.name, meta, session.progress, stop, wall_before=_wall_before(previous), resumed=resumed
+        )
         if remaining > 0:
-            model.learn(
-                remaining,
-                callback=PeriodicCallback(
-                    cfg, run, cfg.game.name, meta, session.progress, stop, wall_before=_wall_before(previous)
-                ),
-                reset_num_timesteps=False,
-            )
+            try:
+                model.learn(remaining, callback=callback, reset_num_timesteps=False)
+            except StopAtBoundary:
+                callback.on_stop()
         wall = time.perf_counter() - start
         # the training time of every session of the run (a resumed run adds its sessions up)
         train_wall = _wall_before(previous) + wall
+        # the envs are still open: their games in progress go into the checkpoint (a finished run's too, so that a
+        # raised budget continues exactly)
+        save_resume_checkpoint(model, latest, meta, callback.session_state() if remaining > 0 else resumed)
+        if remaining > 0:
+            callback.prune_snapshots()
         venv.close()
-        save_resume_checkpoint(model, latest, meta)
         if stop.signum is not None:
             _write_metrics(run, {"timesteps": int(model.num_timesteps), "train_wall_seconds": train_wall})
             raise TrainingStopped(
@@ -798,6 +943,19 @@ def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
     }
     _write_metrics(run, metrics)
     return {**metrics, FINAL_REPORT: report}  # the whole report for the caller to print; metrics.json keeps rates
+
+
+def _pool_snapshots(run: Path, saved: dict[str, Any] | None) -> list[Path]:
+    """The self-play snapshots in the opponent pool: those the checkpoint resumed from names (in its order), else
+    every snapshot in the run folder. A named one that is missing is refused in one line."""
+    names = ((saved or {}).get("session") or {}).get("snapshots")
+    if names is None:
+        return sorted((run / "snapshots").glob("snap_*.json"))
+    paths = [run / "snapshots" / f"{name}.json" for name in names]
+    missing = [str(p) for p in paths if not p.is_file() or p.is_symlink() or p.name.startswith(".")]
+    if missing:
+        raise RunError(f"--resume: the checkpoint's opponent pool needs {', '.join(missing)}, which is missing")
+    return paths
 
 
 def new_session(run: Path) -> Path:

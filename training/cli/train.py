@@ -51,8 +51,16 @@ def add_parser(sub: Subparsers) -> None:
     t.add_argument(
         "--trust-pickle",
         action="store_true",
-        help="trust what can run code: SB3 *.zip opponents, and on --resume a run folder's own trust_pickle, the "
-        "Python files its config names and an SB3 zip checkpoint of an earlier Parlour (only for runs you trust)",
+        help="trust what can run code: SB3 *.zip opponents, and on --resume a run folder's own trust_pickle, "
+        "everything its config names (as --trust) and an SB3 zip checkpoint of an earlier Parlour (only for runs you "
+        "trust)",
+    )
+    t.add_argument(
+        "--trust",
+        action="store_true",
+        help="on --resume, accept what the run folder's config names that reaches beyond it -- a Ray address, "
+        "module:NAME or file.py:NAME policies, process counts (docs/training.md lists the keys) -- without repeating "
+        "each on the command line (only for runs you trust; SB3 zips still need --trust-pickle)",
     )
     add_output_flags(t)
     t.set_defaults(func=run)
@@ -92,7 +100,7 @@ def _train_run(args: argparse.Namespace, config: str | None, overrides: list[str
         if args.resume:
             # the folder first, on its own: an interrupt while its config is read still names the run to resume
             run = _run_to_resume(args, config, overrides)
-            cfg = _resumed_config(run, overrides, args.trust_pickle)
+            cfg = _resumed_config(run, overrides, args.trust, args.trust_pickle)
         else:
             assert config is not None
             cfg = load_config(config, overrides)
@@ -138,11 +146,11 @@ def _run_to_resume(args: argparse.Namespace, config: str | None, overrides: list
     return existing[-1]
 
 
-def _resumed_config(run: Path, overrides: list[str], trusted: bool) -> TrainConfig:
+def _resumed_config(run: Path, overrides: list[str], trust: bool, trust_pickle: bool) -> TrainConfig:
     """The config a run was started with, changed by the overrides a resume may make; says where it resumes from."""
     from parlour.training.train import RunFinished, checkpoint_step, is_finished, resume_config
 
-    cfg, changes = resume_config(run, overrides, trusted=trusted)
+    cfg, changes = resume_config(run, overrides, trust=trust, trust_pickle=trust_pickle)
     if is_finished(run, cfg):
         raise RunFinished(run, cfg.train.total_timesteps)
     step = checkpoint_step(run)
@@ -232,7 +240,16 @@ def _train_seeds(args: argparse.Namespace, config: str | None, overrides: list[s
 
 
 def _resume_line(run: Path) -> str:
-    return f"{executable()} train --resume --out {shlex.quote(str(run))}"
+    """The command that resumes ``run``, repeating the values of its config that a resume must be given again (an
+    address, an importable name, a process count: a run folder's config cannot set them on its own)."""
+    from parlour.training.config import ConfigError, override, reaching_values
+    from parlour.training.train import RunError, read_saved_config
+
+    try:
+        again = [override(k, v) for k, v in reaching_values(read_saved_config(run)).items()]
+    except (ConfigError, RunError):
+        again = []
+    return f"{executable()} train " + shlex.join(["--resume", "--out", str(run), *again])
 
 
 def _default_runs(config: str, game: str, seed: int) -> list[Path]:
