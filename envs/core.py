@@ -43,6 +43,27 @@ _EPISODE_ATTRIBUTES = frozenset(
 RESET_OPTIONS = ("game_seed",)
 
 
+#: Seeds ``reset(seed=...)`` takes: ``None`` or an integer in ``[0, SEED_LIMIT)`` (the range of ``train.seed``).
+SEED_LIMIT = 2**63
+
+
+def check_seed(where: str, seed: Any) -> int | None:
+    """``seed`` as a Python ``int`` (a NumPy integer is the equal int: the same games), or ``None``; anything else --
+    a bool, a float (even 3.0), a string, a sequence, a negative or too large integer -- a one-line ``ValueError``
+    naming ``where``, the seed and the allowed range."""
+    if seed is None:
+        return None
+    allowed = "expected None or an integer in [0, 2**63)"
+    shown = " ".join(repr(seed).split())  # one line, whatever the value
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        kind = "bool" if isinstance(seed, np.bool_) else type(seed).__name__
+        raise ValueError(f"{where}: seed={shown} ({kind}) is not valid: {allowed}")
+    if not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"{where}: seed={shown} is out of range: {allowed}")
+    return int(seed)
+
+
 def package_version() -> str:
     try:
         return metadata.version("parlour")
@@ -243,6 +264,8 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        # checked before anything changes; NumPy would take a bool, a sequence or a huge integer as entropy
+        seed = check_seed(f"{self.metadata['name']}: reset()", seed)
         if seed is not None:
             self._seeder = np.random.default_rng(seed)
         elif self._seeder is None:
