@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
-from parlour.baselines.policy_file import PolicyFile, read_spec, read_weights, save_policy, table_for
-from parlour.envs.fileio import atomic_write
+from parlour.baselines.policy_file import PolicyFile, PolicyFileError, read_spec, read_weights, save_policy, table_for
+from parlour.envs.fileio import FileSafetyError, FolderLock, atomic_write, read_json
 from parlour.training.scenarios import benchmark_report, cell, header, scenario
 from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, format_ci, probability_of_improvement, seed_aggregate
 
@@ -221,31 +221,123 @@ def is_current(path: Path, cfg: Any) -> bool:
     return trained is not None and training_part(trained) == training_part(config_record(cfg))
 
 
+#: Config keys a run may differ in from the config asked for and still be that config's run: how often it
+#: checkpoints and how many threads it uses change nothing it produces. (``train.total_timesteps`` is compared on
+#: its own: a larger budget continues a run that matches in everything else.)
+UNCHANGING = ("train.checkpoint_every", "train.torch_threads")
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What a command that reuses runs may do with a run folder for the config it is asked for (:func:`reuse`)."""
+
+    #: ``new`` (no run there), ``finished`` (it finished this config: its result stands), ``resume`` (stopped, or
+    #: finished a smaller budget, and matches in everything else: continue it), ``mismatch`` (another config's run:
+    #: neither reused nor resumed under this config's name).
+    state: str
+    #: Dotted key -> (the run's value, the value asked for): why it is a ``mismatch``.
+    changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """The differing keys in one line."""
+        return "; ".join(f"{k}: {old!r} in the run, {new!r} asked" for k, (old, new) in self.changes.items())
+
+
+def reuse(run: Path, cfg: Any) -> Reuse:
+    """Whether the run folder ``run`` holds ``cfg``'s run (issue 37, "reuse only what matches"): its saved config
+    (``RUN/config.yaml``) is compared with ``cfg``, key by key, up to :data:`UNCHANGING`.
+
+    A budget larger than the run's continues it (``resume``) if everything else matches; a budget smaller than what
+    the run trained, or any other difference, is a ``mismatch``. The saved config is read, not validated: comparing
+    it must neither import what it names nor refuse a run's own ``file.py:NAME`` opponents."""
+    from parlour.training.config import read_config
+    from parlour.training.train import RunError, checkpoint_step, config_changes, is_finished, is_run
+
+    if not is_run(run):
+        return Reuse("new")
+    saved_path = run / "config.yaml"
+    if saved_path.is_symlink():
+        raise RunError(f"{saved_path} is a symbolic link; refusing to read it (a run folder holds none)")
+    saved = read_config(saved_path)
+    changes = {k: v for k, v in config_changes(saved, cfg).items() if k not in UNCHANGING}
+    budget = changes.pop("train.total_timesteps", None)
+    if changes:
+        return Reuse("mismatch", changes if budget is None else {**changes, "train.total_timesteps": budget})
+    if budget is None and is_finished(run, cfg):
+        return Reuse("finished")
+    if budget is not None and (budget[0] > budget[1] or is_finished(run, cfg)):
+        # it trained toward another budget, past the one asked (a rollout can overshoot): its result is not this
+        # budget's, and it cannot be continued to it
+        return Reuse("mismatch", {"train.total_timesteps": budget})
+    if is_finished(run, saved):
+        return Reuse("resume")  # a larger budget: continue it
+    step = checkpoint_step(run) or 0
+    if step > cfg.train.total_timesteps:
+        return Reuse("mismatch", {"train.total_timesteps": (saved.train.total_timesteps, cfg.train.total_timesteps)})
+    return Reuse("resume")
+
+
+def refuse_mismatch(run: Path, state: Reuse, what: str, remedy: str) -> None:
+    """Raise ``RunError`` in one line if ``run`` holds another config's run (``state`` from :func:`reuse`)."""
+    from parlour.training.train import RunError
+
+    if state.state == "mismatch":
+        raise RunError(
+            f"{run} holds {what} trained from another config ({state.describe()}); it is neither reused nor "
+            f"resumed: {remedy}"
+        )
+
+
+def run_metrics(run: Path) -> dict[str, Any]:
+    """A finished run's ``metrics.json``, refused in one line naming it unless it is a mapping."""
+    metrics = read_json(run / "metrics.json", "metrics file")
+    if not isinstance(metrics, dict):
+        raise ValueError(f"{run / 'metrics.json'} is not a valid metrics file (not a JSON object)")
+    return metrics
+
+
+def _fresh_or_reused(run: Path, cfg: Any, what: str) -> Reuse:
+    """The distilled track's run folder for ``cfg``: another config's run there is deleted (through
+    :func:`parlour.training.train.delete_run`: only a run folder Parlour made, and only while no process holds it)
+    and trained afresh. The distilled track retrains rather than refuses: its run folders are the command's working
+    copies, never published (what it publishes is the exported policy file, already found stale from its config)."""
+    from parlour.training.train import delete_run
+
+    state = reuse(run, cfg)
+    if state.state == "mismatch":
+        print(f"{run}: {what} was started from another config ({state.describe()}); training it afresh")
+    leftover = state.state == "new" and run.is_dir() and any(p.name != FolderLock.NAME for p in run.iterdir())
+    if state.state == "mismatch" or leftover:  # leftover: a run stopped before it wrote its config
+        delete_run(run, "parlour baselines")
+        return Reuse("new")
+    return state
+
+
 def _train_seed(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
-    """Train one seed in its run folder (resuming one left by an interrupted run) and export its policy file."""
+    """Train one seed in its run folder (resuming one left by an interrupted run of the same config) and export its
+    policy file."""
     from parlour.training.config import load_config
-    from parlour.training.train import POLICY_STEM, has_checkpoint, train
+    from parlour.training.train import POLICY_STEM, train
 
     env_name, config_path, seed, root, folder = job
     cfg = load_config(config_path, [f"seed={seed}"])
     run = Path(root) / "runs" / "baselines" / env_name / f"seed{seed}"
-    resume = has_checkpoint(run)
-    if run.exists() and not resume:
-        import shutil
-
-        shutil.rmtree(run)  # a folder that never reached its first checkpoint holds nothing to keep
-    metrics = train(
-        cfg,
-        run,
-        resume=resume,
-        command=f"parlour baselines {env_name} (seed {seed})",
-        progress=False,
-        final_eval=False,
-    )
+    state = _fresh_or_reused(run, cfg, f"seed {seed}")
+    if state.state == "finished":
+        metrics = run_metrics(run)  # trained before from this config: only its export was missing
+    else:
+        metrics = train(
+            cfg,
+            run,
+            resume=state.state == "resume",
+            command=f"parlour baselines {env_name} (seed {seed})",
+            progress=False,
+            final_eval=False,
+        )
     src = run / f"{POLICY_STEM}.json"
     spec = read_spec(src)
     save_policy(seed_path(env_name, seed, Path(folder)), read_weights(src, spec), spec)
-    return {"seed": seed, "train_wall_seconds": metrics["train_wall_seconds"], "timesteps": metrics["timesteps"]}
+    return {"seed": seed, "train_wall_seconds": metrics.get("train_wall_seconds"), "timesteps": metrics["timesteps"]}
 
 
 def train_seeds(env_name: str, spec: BaselineSpec, root: Path, jobs: int, folder: Path = CHECKPOINTS) -> list[int]:
@@ -269,7 +361,7 @@ def train_seeds(env_name: str, spec: BaselineSpec, root: Path, jobs: int, folder
         with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=get_context("spawn")) as pool:
             done = list(pool.map(_train_seed, work))
     for d in done:
-        print(f"{env_name} seed {d['seed']}: {d['timesteps']} steps in {d['train_wall_seconds'] / 60:.0f} min")
+        print(f"{env_name} seed {d['seed']}: {d['timesteps']} steps in {minutes(d['train_wall_seconds'])}")
     return todo
 
 
@@ -287,13 +379,9 @@ def _clone_seed(job: tuple[str, str, int, str, str]) -> None:
     env_name, config_path, seed, root, folder = job
     cfg = load_config(config_path, [f"seed={seed}"])
     run = Path(root) / "runs" / "baselines" / env_name / f"clone-seed{seed}"
-    resume = run.is_dir() and (run / "config.yaml").is_file()
-    if run.exists() and not resume:
-        import shutil
-
-        shutil.rmtree(run)
-    train(cfg, run, resume=resume, command=f"parlour baselines {env_name} (clone of seed {seed})", progress=False,
-          final_eval=False, clone_only=True)  # fmt: skip
+    state = _fresh_or_reused(run, cfg, f"the clone of seed {seed}")
+    train(cfg, run, resume=state.state != "new", command=f"parlour baselines {env_name} (clone of seed {seed})",
+          progress=False, final_eval=False, clone_only=True)  # fmt: skip
     src = run / f"{CLONE_STEM}.json"
     spec = read_spec(src)
     save_policy(clone_path(env_name, Path(folder)), read_weights(src, spec), spec)
@@ -424,8 +512,7 @@ def plot_learning_curves(report: dict[str, Any], out: Path) -> Path | None:
     axes[0][-1].legend(fontsize=7)
     fig.suptitle(f"{report['env']}: learning curves of the published config over training seeds", fontsize=10)
     fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=90)
+    atomic_write(out, lambda path: fig.savefig(path, dpi=90, format="png"))  # a link at out is replaced, not followed
     plt.close(fig)
     return out
 
@@ -445,6 +532,7 @@ def regenerate(
     """Train (unless ``train_models`` is false), evaluate and publish ``games`` (default: every spec under
     ``root``, the working directory); policy files and results in ``folder``, figures in ``figures``."""
     root = root or Path.cwd()
+    check_baselines_md(root / "BASELINES.md")  # refused before hours of training, not after
     table = specs(root)
     unknown = sorted(set(games or []) - set(table))
     if unknown:
@@ -463,11 +551,27 @@ def regenerate(
         report["config"] = spec.config
         figure = plot_learning_curves(report, figures / f"{env_name}_learning_curves.png")
         report["figure"] = os.path.relpath(figure, root) if figure is not None else None
-        (folder / f"{env_name}_results.json").write_text(json.dumps(report, indent=1) + "\n")
-    out = root / "BASELINES.md"
-    out.write_text(render(folder))
+        atomic_write(folder / f"{env_name}_results.json", json.dumps(report, indent=1) + "\n")
+    out = write_baselines_md(root / "BASELINES.md", render(folder))
     print(out.read_text())
     return out
+
+
+def check_baselines_md(out: Path) -> None:
+    """Refuse, in one line, a symbolic link at ``BASELINES.md``: writing through it would overwrite what it points to,
+    and replacing it would delete a link someone made on purpose (the committed file is a regular one). Anything else
+    there is Parlour's own page, rewritten."""
+    if out.is_symlink():
+        raise FileSafetyError(
+            f"{out} is a symbolic link (to {os.readlink(out)}); refusing to write through it or replace it: remove the "
+            "link (or put a regular file in its place) and run the command again"
+        )
+
+
+def write_baselines_md(out: Path, text: str) -> Path:
+    """Write ``BASELINES.md`` atomically (:func:`check_baselines_md` first); returns ``out``."""
+    check_baselines_md(out)
+    return atomic_write(out, text)
 
 
 def aggregate_rows(name: str, n: int, per_table: dict[str, Any], opponents: list[str]) -> list[str]:
@@ -494,10 +598,72 @@ def minutes(seconds: float | None) -> str:
     return f"{seconds:.0f} s" if seconds < 59.5 else f"{seconds / 60:.0f} min"
 
 
+#: Each kind of stored result (see :func:`_results`) -> the keys its file must hold and their types.
+RESULT_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "distilled": {
+        "env": str,
+        "num_players": int,
+        "matchups": list,
+        "policies": dict,
+        "seeds": list,
+        "seed_aggregate": dict,
+        "spec_seeds": list,
+        "shipped": dict,
+        "ratings": dict,
+    },
+    "rl": {
+        "env": str,
+        "num_players": int,
+        "matchups": list,
+        "policies": dict,
+        "families": dict,
+        "spec_seeds": list,
+        "shipped": dict,
+    },
+    "sweep": {"env": str, "family": str, "seeds": list, "steps": int, "settings": list, "rows": list, "levels": dict},
+    "exploit": {"env": str, "steps": int, "seeds": list, "games": int, "targets": list},
+}
+#: What a results file that holds the right keys but not the right things in them raises while it is read.
+MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError)
+
+
+def results_file(folder: Path, env_name: str, kind: str) -> Path:
+    """Where the stored result of ``kind`` (``distilled``, ``rl``, ``sweep``, ``exploit``) for ``env_name`` lives."""
+    return folder / (f"{env_name}_results.json" if kind == "distilled" else f"{env_name}_{kind}_results.json")
+
+
+def read_results(path: Path, kind: str, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """A stored results file of ``kind``; a missing, unreadable or malformed one -- not JSON, not an object, a key
+    missing or of the wrong type -- raises ``ValueError`` in one line naming the file and what is wrong. ``keys``:
+    check only these of :data:`RESULT_KEYS` (what the reader uses)."""
+    data = read_json(path, f"{kind} results file")
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a valid {kind} results file (not a JSON object)")
+    for key, kind_of in RESULT_KEYS[kind].items():
+        if keys is not None and key not in keys:
+            continue
+        if key not in data:
+            raise ValueError(f"{path} is not a valid {kind} results file (no {key!r})")
+        if not isinstance(data[key], kind_of):
+            want = kind_of.__name__ if isinstance(kind_of, type) else " or ".join(t.__name__ for t in kind_of)
+            raise ValueError(
+                f"{path} is not a valid {kind} results file ({key!r} is a {type(data[key]).__name__}, not a {want})"
+            )
+    if any(not isinstance(t, dict) or not isinstance(t.get("policy"), str) for t in data.get("targets", [])):
+        raise ValueError(f"{path} is not a valid {kind} results file (a target is not an object with a 'policy')")
+    return data
+
+
+def malformed(path: Path | str, kind: str, exc: BaseException) -> ValueError:
+    """The one-line error for a results file whose contents do not hold what rendering it needs."""
+    what = f"no {exc}" if isinstance(exc, KeyError) else str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return ValueError(f"{path} is not a valid {kind} results file ({what})")
+
+
 def _results(folder: Path) -> dict[str, dict[str, dict[str, Any]]]:
     """Every stored result in ``folder`` by env, then kind: ``distilled`` (``<env>_results.json``), ``rl``
     (``<env>_rl_results.json``), ``sweep`` (``<env>_sweep_results.json``), ``exploit``
-    (``<env>_exploit_results.json``)."""
+    (``<env>_exploit_results.json``); each checked by :func:`read_results`."""
     import re
 
     from parlour.envs import ENVIRONMENTS
@@ -507,12 +673,13 @@ def _results(folder: Path) -> dict[str, dict[str, dict[str, Any]]]:
     for path in folder.glob("*_results.json"):
         m = pattern.fullmatch(path.name)
         if m is not None:
-            out.setdefault(m.group(1), {})[m.group(2) or "distilled"] = json.loads(path.read_text())
+            kind = m.group(2) or "distilled"
+            out.setdefault(m.group(1), {})[kind] = read_results(path, kind)
     order = list(ENVIRONMENTS)
     return dict(sorted(out.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
 
 
-def at_a_glance(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+def at_a_glance(results: dict[str, dict[str, dict[str, Any]]], folder: Path | None = None) -> list[str]:
     """One row per game: at the heuristic's table, each rl family's IQM over seeds beside the distilled policy's and
     the heuristic's and expert's own win rates -- the benchmark's headroom in one table. Rendered from the same
     stored results as the game sections below; a part not yet stored says so."""
@@ -540,33 +707,43 @@ def at_a_glance(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         "|---|---|" + "---|" * len(families) + "---|---|---|---:|",
     ]
     for env, parts in games:
-        any_part = parts.get("rl") or parts["distilled"]
-        refs = _reference_bots(list(any_part["policies"]))
-        if refs is None:
-            continue
-        h, e = refs
-        cells = {(m["policy"], m["opponent"]): m for m in any_part["matchups"]}
-        rl = parts.get("rl")
-        rl_cells = [
-            iqm(rl["families"][f]["per_table"][h], len(rl["families"][f]["seeds"]))
-            if rl is not None and f in rl["families"]
-            else "not trained yet"
-            for f in families
-        ]
-        d = parts.get("distilled")
-        distilled = (
-            iqm(d["seed_aggregate"]["per_table"].get(h), len(d["seeds"]))
-            if d is not None and d.get("seed_aggregate")
-            else "—"
-        )
-        sets = sorted({p["scenario_set"] for p in parts.values() if "scenario_set" in p and p.get("matchups")})
-        lines.append(
-            f"| {env} | {', '.join(sets)} | "
-            + " | ".join(rl_cells)
-            + f" | {distilled} | {cell(cells[(h, h)])} | {cell(cells[(e, h)])} | "
-            f"{1 / any_part['num_players']:.3f} |"
-        )
+        try:
+            lines += _glance_row(env, parts, families, iqm)
+        except MALFORMED as exc:  # name the files the row was read from
+            kinds = [k for k in ("rl", "distilled") if k in parts]
+            where = " or ".join(str(results_file(folder or Path("."), env, k)) for k in kinds)
+            raise malformed(where, " or ".join(kinds), exc) from None
     return [*lines, ""]
+
+
+def _glance_row(env: str, parts: dict[str, dict[str, Any]], families: list[str], iqm: Any) -> list[str]:
+    """One game's row of :func:`at_a_glance` (none without both reference bots)."""
+    any_part = parts.get("rl") or parts["distilled"]
+    refs = _reference_bots(list(any_part["policies"]))
+    if refs is None:
+        return []
+    h, e = refs
+    cells = {(m["policy"], m["opponent"]): m for m in any_part["matchups"]}
+    rl = parts.get("rl")
+    rl_cells = [
+        iqm(rl["families"][f]["per_table"][h], len(rl["families"][f]["seeds"]))
+        if rl is not None and f in rl["families"]
+        else "not trained yet"
+        for f in families
+    ]
+    d = parts.get("distilled")
+    distilled = (
+        iqm(d["seed_aggregate"]["per_table"].get(h), len(d["seeds"]))
+        if d is not None and d.get("seed_aggregate")
+        else "—"
+    )
+    sets = sorted({p["scenario_set"] for p in parts.values() if "scenario_set" in p and p.get("matchups")})
+    return [
+        f"| {env} | {', '.join(sets)} | "
+        + " | ".join(rl_cells)
+        + f" | {distilled} | {cell(cells[(h, h)])} | {cell(cells[(e, h)])} | "
+        f"{1 / any_part['num_players']:.3f} |"
+    ]
 
 
 def render(folder: Path) -> str:
@@ -613,17 +790,23 @@ def render(folder: Path) -> str:
             for part, owner in (("distilled", spec), ("rl", spec.rl), ("exploit", spec.exploit)):
                 if part in parts and owner is not None:
                     parts[part]["notes"] = list(owner.notes)
-    lines += at_a_glance(results)
+    lines += at_a_glance(results, folder)
+    renderers = {
+        "rl": rl_track.render,
+        "sweep": rl_track.render_sweep,
+        "distilled": lambda r: _render_game(r, folder),
+        "exploit": exploit.render,
+    }
     for env, parts in results.items():
         lines += [f"## {env}", ""]
-        if "rl" in parts:
-            lines += rl_track.render(parts["rl"])
-        if "sweep" in parts:
-            lines += rl_track.render_sweep(parts["sweep"])
-        if "distilled" in parts:
-            lines += _render_game(parts["distilled"], folder)
-        if "exploit" in parts:
-            lines += exploit.render(parts["exploit"])
+        for kind, draw in renderers.items():
+            if kind in parts:
+                try:
+                    lines += draw(parts[kind])
+                except PolicyFileError:
+                    raise  # a seed's policy file, named by its own message
+                except MALFORMED as exc:  # a file with the right keys but not what they must hold
+                    raise malformed(results_file(folder, env, kind), kind, exc) from None
     return "\n".join(lines)
 
 

@@ -37,27 +37,38 @@ from parlour.training.stats import CLUSTER_METHOD, clustered_interval
 BenchmarkError = ScenarioError
 
 
+#: What reading a stored result with the right keys but not what they must hold raises.
+MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+
+
 def published(env_name: str) -> dict[str, Any] | None:
     """The stored results behind BASELINES.md for ``env_name``: the distilled track's, with the rl track's trained
     seeds added where that section is published (its rows labelled ``rl/<family>@seed<K>``); None if there are
     none."""
+    from parlour.training.baselines_table import malformed, read_results
+
     path = CHECKPOINT_DIR / f"{env_name}_results.json"
     rl_path = CHECKPOINT_DIR / f"{env_name}_rl_results.json"
     if not path.is_file() and not rl_path.is_file():
         return None
-    results: dict[str, Any] = json.loads((path if path.is_file() else rl_path).read_text())
+    # a malformed file is one line naming it (read_results: not JSON, not an object, a key missing or mistyped)
+    used = ("matchups", "policies", "families")  # what the rows and their pairing read
+    results = read_results(path, "distilled", used) if path.is_file() else read_results(rl_path, "rl", used)
     if path.is_file() and rl_path.is_file():
-        rl = json.loads(rl_path.read_text())
+        rl = read_results(rl_path, "rl", used)
         if rl.get("scenario_set") == results.get("scenario_set"):
-            trained = {label for f in rl["families"].values() for label in f["labels"]}
-            results["matchups"] = [
-                *results["matchups"],
-                *({**m, "policy": f"rl/{m['policy']}"} for m in rl["matchups"] if m["policy"] in trained),
-            ]
-            results["policies"] = {
-                **results["policies"],
-                **{f"rl/{k}": v for k, v in rl["policies"].items() if k in trained},
-            }
+            try:
+                trained = {label for f in rl["families"].values() for label in f["labels"]}
+                results["matchups"] = [
+                    *results["matchups"],
+                    *({**m, "policy": f"rl/{m['policy']}"} for m in rl["matchups"] if m["policy"] in trained),
+                ]
+                results["policies"] = {
+                    **results["policies"],
+                    **{f"rl/{k}": v for k, v in rl["policies"].items() if k in trained},
+                }
+            except MALFORMED as exc:
+                raise malformed(rl_path, "rl", exc) from None
     return results
 
 
@@ -134,10 +145,17 @@ def run_benchmark(
     workers: int = 1,
     ray_address: str = "",
     deals: int | None = None,
+    overwrite: bool = False,
 ) -> str:
     """Evaluate ``specs`` on the scenario (``workers``: Ray workers sharing the deals); returns the Markdown printed
     (and written to ``out``). ``deals`` plays only the scenario's first deals: a quick partial run, labelled so and
-    not comparable with BASELINES.md (its paired differences use those deals only)."""
+    not comparable with BASELINES.md (its paired differences use those deals only). A ``benchmark.json`` or
+    ``benchmark.md`` already in ``out`` is refused before anything is played, unless ``overwrite``."""
+    from parlour.training.evaluation.games import check_new_file
+
+    if out is not None:
+        for name in ("benchmark.json", "benchmark.md"):
+            check_new_file("--out", Path(out) / name, overwrite)
     version = version or current(env_name)
     sc = scenario(env_name, version)
     full = sc.deals
@@ -154,6 +172,7 @@ def run_benchmark(
         if not isinstance(other, dict) or not isinstance(other.get("matchups"), list):
             raise BenchmarkError(f"--compare {compare}: not a benchmark result (no matchups)")
         check_same_set({"env": env_name, "scenario_set": version}, other, f"with {compare}")
+    pub = published(env_name)  # read (and a malformed file refused) before the games, not after
     policies = [
         resolve(s, env_name, sc.num_players, sc.options, trust_pickle=trust_pickle, label=short_label(s)) for s in specs
     ]
@@ -175,12 +194,14 @@ def run_benchmark(
             "comparable with BASELINES.md; the differences below are paired on these deals alone."
         )
     lines += ["", *header(report), *rows(report)]
-    pub = published(env_name)
     if pub is not None:
         lines.append("")
         if pub.get("scenario_set") == version:
-            lines += ["Published (BASELINES.md, same scenario set):", "", *header(pub), *rows(pub)]
-            lines += ["", *paired_rows(report, pub, "BASELINES.md")]
+            try:
+                published_rows = [*header(pub), *rows(pub), "", *paired_rows(report, pub, "BASELINES.md")]
+            except MALFORMED as exc:
+                raise BenchmarkError(f"the published results of {env_name} in {CHECKPOINT_DIR}: {exc!r}") from None
+            lines += ["Published (BASELINES.md, same scenario set):", "", *published_rows]
         else:
             lines.append(
                 f"(BASELINES.md for {env_name} is on scenario set {pub.get('scenario_set')!r}, not {version!r}: "
@@ -200,7 +221,7 @@ def run_benchmark(
     if out is not None:
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder / "benchmark.json", json.dumps(report, indent=1) + "\n")
-        atomic_write(folder / "benchmark.md", text + "\n")
+        atomic_write(folder / "benchmark.json", json.dumps(report, indent=1) + "\n", replace=overwrite)
+        atomic_write(folder / "benchmark.md", text + "\n", replace=overwrite)
         text += f"\n\nwrote {folder / 'benchmark.json'} and {folder / 'benchmark.md'}"
     return text

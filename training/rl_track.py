@@ -35,12 +35,19 @@ from parlour.envs.fileio import atomic_write
 from parlour.training.baselines_table import (
     FIGURES,
     BaselineSpec,
+    Reuse,
     RLSpec,
     SweepSpec,
     _reference_bots,
     aggregate_rows,
+    check_baselines_md,
     chosen,
     minutes,
+    read_results,
+    refuse_mismatch,
+    reuse,
+    run_metrics,
+    write_baselines_md,
 )
 from parlour.training.scenarios import benchmark_report, scenario
 from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, format_ci, seed_aggregate
@@ -77,23 +84,40 @@ def load_family(root: Path, config: str, seed: int, overrides: tuple[str, ...] =
     return cfg
 
 
-def _train_run(job: tuple[Any, ...]) -> dict[str, Any]:
-    """Train (or resume) one family × seed in its run folder; a finished run is kept as it is. ``job``:
-    ``(env, config, root, seed, run folder[, overrides])``."""
-    from parlour.envs.fileio import read_json
-    from parlour.training.train import has_checkpoint, is_finished, is_run, train
+#: What a run of the rl track or its sweep that another config trained says to do (they are refused, not retrained:
+#: their folders hold the published runs' committed records, and may hold days of training).
+RETRAIN = "move the folder away (or choose another --runs) to retrain it from scratch"
 
-    env_name, config, root, seed, run_path = job[:5]
-    overrides = tuple(job[5]) if len(job) > 5 else ()
-    cfg = load_family(Path(root), config, seed, overrides)
+
+def _job_config(job: tuple[Any, ...]) -> Any:
+    """The config a job of :func:`_run_jobs` asks for: ``(env, config, root, seed, run folder[, overrides])``."""
+    return load_family(Path(job[2]), job[1], job[3], tuple(job[5]) if len(job) > 5 else ())
+
+
+def run_reuse(run: Path, cfg: Any) -> Reuse:
+    """Whether the rl track's run folder ``run`` holds ``cfg``'s run; another config's run is refused in one line
+    naming the differing keys (:func:`parlour.training.baselines_table.reuse`)."""
+    state = reuse(run, cfg)
+    refuse_mismatch(run, state, "a run", RETRAIN)
+    return state
+
+
+def _train_run(job: tuple[Any, ...]) -> dict[str, Any]:
+    """Train (or resume) one family × seed in its run folder; a finished run of the same config is kept as it is.
+    ``job``: ``(env, config, root, seed, run folder[, overrides])``."""
+    from parlour.training.train import train
+
+    env_name, config, _, seed, run_path = job[:5]
+    cfg = _job_config(job)
     run = Path(run_path)
-    if is_run(run) and is_finished(run, cfg):
-        metrics = read_json(run / "metrics.json", "metrics file")
+    state = run_reuse(run, cfg)
+    if state.state == "finished":
+        metrics = run_metrics(run)
     else:
         metrics = train(
             cfg,
             run,
-            resume=is_run(run) and has_checkpoint(run),
+            resume=state.state == "resume",
             command=f"parlour baselines --track rl {env_name} ({config}, seed {seed})",
             progress=False,
             final_eval=False,
@@ -112,14 +136,9 @@ def train_runs(env_name: str, rl: RLSpec, root: Path, runs: Path, jobs: int) -> 
 
 
 def _run_jobs(env_name: str, what: str, work: list[tuple[Any, ...]], root: Path, jobs: int) -> None:
-    """Train the runs of ``work`` that have not finished their budget."""
-    from parlour.training.train import is_finished, is_run
-
-    todo = [
-        job
-        for job in work
-        if not (is_run(Path(job[4])) and is_finished(Path(job[4]), load_family(root, job[1], job[3], job[5])))
-    ]
+    """Train the runs of ``work`` that have not finished their budget; another config's run in any of their folders
+    is refused before anything is trained."""
+    todo = [job for job in work if run_reuse(Path(job[4]), _job_config(job)).state != "finished"]
     if not todo:
         print(f"{env_name}: every {what} run has finished its budget; nothing to train")
         return
@@ -134,15 +153,15 @@ def _run_jobs(env_name: str, what: str, work: list[tuple[Any, ...]], root: Path,
 
 def export_runs(env_name: str, rl: RLSpec, root: Path, runs: Path, folder: Path) -> dict[str, list[int]]:
     """Export every finished run's policy; returns the finished seeds per family."""
-    from parlour.training.train import POLICY_STEM, is_finished, is_run
+    from parlour.training.train import POLICY_STEM
 
     done: dict[str, list[int]] = {}
     for family, config in rl.algorithms.items():
         done[family] = []
         for seed in rl.seeds:
             run = run_folder(runs, env_name, family, seed)
-            if not (is_run(run) and is_finished(run, load_family(root, config, seed))):
-                continue
+            if run_reuse(run, load_family(root, config, seed)).state != "finished":
+                continue  # not trained yet, or not to its budget
             src, out = run / f"{POLICY_STEM}.json", seed_file(env_name, family, seed, folder)
             if src.is_file():
                 spec = read_spec(src)
@@ -156,14 +175,16 @@ def export_runs(env_name: str, rl: RLSpec, root: Path, runs: Path, folder: Path)
 
 def _check_exported(run: Path, exported: Path) -> None:
     """A finished run without its weights must have been exported, at the step the run finished."""
-    from parlour.envs.fileio import read_json
 
     if not exported.is_file():
         raise FileNotFoundError(
             f"{run} has finished but holds no policy.json, and {exported} is missing: retrain the run (remove the "
             "folder) or restore its exported policy file"
         )
-    steps = int(read_json(run / "metrics.json", "metrics file")["timesteps"])
+    metrics = run_metrics(run)
+    if not isinstance(metrics.get("timesteps"), int):
+        raise ValueError(f"{run / 'metrics.json'} is not a valid metrics file (no whole 'timesteps')")
+    steps = metrics["timesteps"]
     exported_steps = int(read_spec(exported)["training"].get("timesteps", -1))
     if exported_steps != steps:
         raise ValueError(
@@ -323,10 +344,7 @@ def benchmark_cross_play(
 
 
 def _metrics(run: Path) -> dict[str, Any]:
-    from parlour.envs.fileio import read_json
-
-    data = read_json(run / "metrics.json", "metrics file")
-    return data if isinstance(data, dict) else {}
+    return run_metrics(run)
 
 
 def regenerate(
@@ -347,6 +365,7 @@ def regenerate(
 
     root = root or Path.cwd()
     runs = runs or root / RUNS
+    check_baselines_md(root / "BASELINES.md")  # refused before any training, not after
     for env_name, spec_path, spec in chosen(root, games, lambda sp: sp.rl is not None, "rl: block"):
         rl = spec.rl
         assert rl is not None
@@ -359,8 +378,7 @@ def regenerate(
         figure = plot_curves(report, figures / f"{env_name}_rl_learning_curves.png")
         report["figure"] = os.path.relpath(figure, root) if figure is not None else None
         atomic_write(results_path(env_name, folder), json.dumps(report, indent=1) + "\n")
-    out = root / "BASELINES.md"
-    atomic_write(out, render(folder))
+    out = write_baselines_md(root / "BASELINES.md", render(folder))
     print(out.read_text())
     return out
 
@@ -543,19 +561,22 @@ def sweep_folder(runs: Path, env_name: str, label: str, seed: int) -> Path:
 
 def bot_levels(env_name: str, folder: Path) -> dict[str, dict[str, float]]:
     """The heuristic's and expert's win rates at each scenario table, from any stored evaluation of the game."""
-    from parlour.envs.fileio import read_json
+    from parlour.training.baselines_table import MALFORMED, malformed
 
-    for path in (results_path(env_name, folder), folder / f"{env_name}_results.json"):
+    for path, kind in ((results_path(env_name, folder), "rl"), (folder / f"{env_name}_results.json", "distilled")):
         if path.is_file():
-            r = read_json(path, "results file")
-            refs = _reference_bots(list(r["policies"]))
-            if refs is not None:
-                cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in r["matchups"]}
-                tables = list(dict.fromkeys(m["opponent"] for m in r["matchups"]))
-                return {
-                    kind: {o: cells[(bot, o)] for o in tables}
-                    for kind, bot in zip(("heuristic", "expert"), refs, strict=True)
-                }
+            r = read_results(path, kind)
+            try:
+                refs = _reference_bots(list(r["policies"]))
+                if refs is not None:
+                    cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in r["matchups"]}
+                    tables = list(dict.fromkeys(m["opponent"] for m in r["matchups"]))
+                    return {
+                        kind: {o: float(cells[(bot, o)]) for o in tables}
+                        for kind, bot in zip(("heuristic", "expert"), refs, strict=True)
+                    }
+            except MALFORMED as exc:
+                raise malformed(path, kind, exc) from None
     raise FileNotFoundError(f"{env_name}: no stored evaluation of its heuristic and expert in {folder}")
 
 
@@ -579,10 +600,11 @@ def run_sweep(
         _run_jobs(env_name, "sweep", work, root, jobs)
     levels = bot_levels(env_name, folder)
     rows = []
-    for label, _ in settings:
+    for label, overrides in settings:
         folders = [sweep_folder(runs, env_name, label, k) for k in sweep.seeds]
-        if not all((f / "metrics.json").is_file() for f in folders):
-            continue
+        asked = [load_family(root, config, k, (*sweep_budget(sweep.steps), *overrides)) for k in sweep.seeds]
+        if any(run_reuse(f, cfg).state != "finished" for f, cfg in zip(folders, asked, strict=True)):
+            continue  # not trained yet, or not to its budget
         tables = {t: summary(read_runs(folders, t), sweep.steps, level) for t, level in levels["heuristic"].items()}
         last = [max(evaluations(f), key=lambda row: row["timesteps"]) for f in folders]
         rows.append(
@@ -623,13 +645,12 @@ def regenerate_sweep(
 
     root = root or Path.cwd()
     runs = runs or root / RUNS
+    check_baselines_md(root / "BASELINES.md")  # refused before any training, not after
     has_sweep = lambda sp: sp.rl is not None and sp.rl.sweep is not None  # noqa: E731
     for env_name, _, spec in chosen(root, games, has_sweep, "rl.sweep block"):
         result = run_sweep(env_name, spec, root, runs, jobs, folder, train_models=train_models)
         atomic_write(folder / f"{env_name}_sweep_results.json", json.dumps(result, indent=1) + "\n")
-    out = root / "BASELINES.md"
-    atomic_write(out, render_all(folder))
-    return out
+    return write_baselines_md(root / "BASELINES.md", render_all(folder))
 
 
 def render_sweep(r: dict[str, Any]) -> list[str]:

@@ -55,10 +55,14 @@ def add_parser(sub: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     if not has_training_extra("parlour baselines"):  # it reads the training configs, and trains
         return 2
-    from parlour.training.baselines_table import render
+    from parlour.training.baselines_table import render, write_baselines_md
 
     if args.render_only:
-        Path("BASELINES.md").write_text(render(published_folders()[0]))
+        try:  # a malformed results file, or a link at BASELINES.md, is one line naming it
+            write_baselines_md(Path("BASELINES.md"), render(published_folders()[0]))
+        except (ValueError, OSError) as exc:
+            print(f"parlour baselines: {exc}", file=sys.stderr)
+            return 2
         print("wrote BASELINES.md from the stored results")
         return 0
     from parlour.training.config import ConfigError

@@ -39,6 +39,9 @@ def add_parser(sub: Subparsers) -> None:
     )
     bm.add_argument("--out", default=None, help="folder for benchmark.json and benchmark.md")
     bm.add_argument("--compare", default=None, help="another benchmark.json to print beside (same scenario set only)")
+    bm.add_argument(
+        "--overwrite", action="store_true", help="let --out replace an existing benchmark.json/.md (refused without it)"
+    )
     add_output_flags(bm)
     add_trust_flag(bm)
     add_scale_flags(bm)
@@ -60,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             ray_address=args.ray_address,
             deals=args.deals,
+            overwrite=args.overwrite,
         )
-    except (BenchmarkError, ValueError, ImportError, FileNotFoundError) as exc:
+    except (BenchmarkError, ValueError, ImportError, OSError) as exc:
         print(f"parlour benchmark: {exc}", file=sys.stderr)
         return 2
     print(text)

@@ -35,18 +35,29 @@ def add_parser(sub: Subparsers) -> None:
     add_table_flags(e)
     e.add_argument("--out", default=None, help="folder for evaluation.json and evaluation.md")
     add_output_flags(e, records=True)
+    e.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="let --out replace an existing evaluation.json/.md and --records write into a folder that holds files "
+        "(records of the same names are replaced; without it both are refused before any game)",
+    )
     add_trust_flag(e)
     add_scale_flags(e)
     e.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from parlour.training.evaluation.matchups import format_report, run_evaluation, write_report
+    from parlour.training.evaluation.games import check_new_file, check_records_folder
+    from parlour.training.evaluation.matchups import format_report, report_paths, run_evaluation, write_report
 
     options = parse_options(args.option)
     if options is None:
         return 2
-    try:
+    try:  # refused before any game is played, not after
+        for path in report_paths(Path(args.out)) if args.out else ():
+            check_new_file("--out", path, args.overwrite)
+        if args.records:
+            check_records_folder(Path(args.records), args.overwrite)
         policies = resolve_all(args.policies.split(","), args, options)
         opponents = resolve_all(args.opponents.split(","), args, options) if args.opponents else None
         report = run_evaluation(
@@ -59,14 +70,19 @@ def run(args: argparse.Namespace) -> int:
             env_kwargs=options,
             progress=not args.no_progress,
             records=Path(args.records) if args.records else None,
+            overwrite=args.overwrite,
             workers=args.workers,
             ray_address=args.ray_address,
         )
-    except (ValueError, ImportError) as exc:
+    except (ValueError, ImportError, OSError) as exc:
         print(f"parlour evaluate: {exc}", file=sys.stderr)
         return 2
     print(format_report(report))
     if args.out:
-        js, md = write_report(report, Path(args.out))
+        try:  # never replaces a file that appeared while the games were played, unless --overwrite
+            js, md = write_report(report, Path(args.out), overwrite=args.overwrite)
+        except OSError as exc:
+            print(f"parlour evaluate: {exc}", file=sys.stderr)
+            return 2
         print(f"\nwrote {js} and {md}")
     return 0

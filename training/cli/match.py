@@ -37,6 +37,12 @@ def add_parser(sub: Subparsers) -> None:
     m.add_argument("--seed", type=int, default=0, help="match seed: fixes every deal and every bot's choices")
     m.add_argument("--json", default=None, help="also write the rows to this JSON file")
     add_output_flags(m, records=True)
+    m.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="let --json replace an existing file and --records write into a folder that holds files (records of "
+        "the same names are replaced; without it both are refused before any game)",
+    )
     add_trust_flag(m)
     add_scale_flags(m)
     m.set_defaults(func=run)
@@ -44,9 +50,14 @@ def add_parser(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from parlour.baselines import seatable
+    from parlour.training.evaluation.games import check_new_file, check_records_folder
     from parlour.training.evaluation.match import format_table, run_match
 
-    try:
+    try:  # refused before any game is played, not after
+        if args.json:
+            check_new_file("--json", Path(args.json), args.overwrite)
+        if args.records:
+            check_records_folder(Path(args.records), args.overwrite)
         bots = (
             args.bots.split(",") if args.bots else [b for b in seatable(args.env, args.players) if "_oracle" not in b]
         )
@@ -59,10 +70,11 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             trust_pickle=args.trust_pickle,
             records=Path(args.records) if args.records else None,
+            overwrite=args.overwrite,
             workers=args.workers,
             ray_address=args.ray_address,
         )
-    except (ValueError, ImportError) as exc:
+    except (ValueError, ImportError, OSError) as exc:
         print(f"parlour match: {exc}", file=sys.stderr)
         return 2
     print(f"\n{args.env}: {args.games} games, {args.players} players, seed {args.seed}, seats rotated")
@@ -70,5 +82,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from parlour.envs.fileio import atomic_write
 
-        atomic_write(args.json, json.dumps(rows, indent=2))
+        try:  # never replaces a file that appeared while the games were played, unless --overwrite
+            atomic_write(args.json, json.dumps(rows, indent=2), replace=args.overwrite)
+        except OSError as exc:
+            print(f"parlour match: {exc}", file=sys.stderr)
+            return 2
     return 0

@@ -17,7 +17,7 @@ import numpy as np
 from parlour.baselines.base import Policy
 from parlour.envs import make as make_env
 from parlour.envs.core import ParlourEnv
-from parlour.envs.fileio import atomic_write
+from parlour.envs.fileio import FileSafetyError, atomic_write
 
 #: Versioned evaluation deal sets: name -> base seed of :func:`deal_seeds`. Never change a published entry; add one.
 EVAL_SEED_SETS: dict[str, int] = {"v1": 20261129}
@@ -70,6 +70,32 @@ def save_record(
     return path
 
 
+def check_new_file(flag: str, path: Path, overwrite: bool) -> None:
+    """Refuse, in one line before anything is played, to write the output file ``path`` (given by ``flag``, if any) where
+    something already is, unless ``overwrite``; a folder there is refused either way. (The write itself goes through
+    :func:`~parlour.envs.fileio.atomic_write`, which replaces a link rather than writing through it.)"""
+    named = f"{flag} {path}" if flag else str(path)
+    if path.is_dir() and not path.is_symlink():
+        raise FileSafetyError(f"{named} is a folder; give the name of a file to write")
+    if (path.exists() or path.is_symlink()) and not overwrite:
+        raise FileSafetyError(f"{named} exists already; pass --overwrite to replace it, or choose another path")
+
+
+def check_records_folder(folder: Path, overwrite: bool) -> None:
+    """Refuse, in one line before anything is played, a ``--records`` folder that holds anything already (unless
+    ``overwrite``: then a record of the same name is replaced, and the others are left as they are), a link (its
+    records would land wherever it points) or something that is not a folder."""
+    if folder.is_symlink():
+        raise FileSafetyError(f"--records {folder} is a symbolic link; refusing to write through it")
+    if folder.exists() and not folder.is_dir():
+        raise FileSafetyError(f"--records {folder} is not a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not overwrite:
+        raise FileSafetyError(
+            f"--records {folder} exists already and is not empty; pass --overwrite to replace the records of the same "
+            "names, or choose another folder"
+        )
+
+
 def file_safe(name: str) -> str:
     """A policy label as part of a file name."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
@@ -90,12 +116,14 @@ def eval_deals(seed_set: str, games: int) -> list[int]:
 @dataclass(frozen=True)
 class PlannedGame:
     """One game of a shard: the policy in each seat, the deal's seed, the seed of the game's own random draws (the
-    policies' choices), and where to save its record (``None``: not saved)."""
+    policies' choices), where to save its record (``None``: not saved) and whether that may replace a file already
+    there (``--overwrite``; otherwise one there is refused, even one that appeared while the games were played)."""
 
     seats: Sequence[Policy]
     deal: int
     draws: Sequence[int]
     record: Path | None = None
+    replace: bool = False
 
 
 def play_planned(
@@ -116,7 +144,7 @@ def play_planned(
         for k, game in enumerate(plan(i)):
             result = play_game(env, game.seats, game.deal, np.random.default_rng(list(game.draws)))
             if game.record is not None:
-                save_record(env, game.record, [p.name for p in game.seats])
+                save_record(env, game.record, [p.name for p in game.seats], overwrite=game.replace)
             out.append((i, k, result))
             if progress is not None:
                 progress.update(1)

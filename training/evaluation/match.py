@@ -47,6 +47,7 @@ def run_match(
     progress: bool = False,
     trust_pickle: bool = False,
     records: Path | None = None,
+    overwrite: bool = False,
     workers: int = 1,
     ray_address: str = "",
 ) -> list[dict[str, Any]]:
@@ -54,7 +55,8 @@ def run_match(
     random draws are seeded by the match seed and the game's index, so ``workers > 1`` (Ray workers, each playing a
     shard of the games) gives the same table.
 
-    ``records``: a folder to save every game's record in (``game_00000.json``, ...: see :func:`save_record`).
+    ``records``: a folder to save every game's record in (``game_00000.json``, ...: see :func:`save_record`); a
+    record file already there is refused unless ``overwrite``.
 
     ``bots`` are policy specs (bot or shipped names, policy files, ``module:NAME`` or ``path/to/file.py:NAME``), each checked against the
     table before the first game. Returns one row per bot: games played (seat appearances), win rate with a Wilson
@@ -79,7 +81,7 @@ def run_match(
         bar = tqdm(total=games, desc=f"{env_name} match", unit="game")
     from parlour.training.distributed import map_shards
 
-    plan = partial(_rotation, list(bots), policies, num_players, seed, deal_seeds(seed, games), records)
+    plan = partial(_rotation, list(bots), policies, num_players, seed, deal_seeds(seed, games), records, overwrite)
     play = partial(play_planned, env_name, num_players, env_kwargs, plan, bar if workers == 1 else None)
     for g, _, result in map_shards(play, list(range(games)), workers, address=ray_address, progress=bar):
         outcome = result["outcome"]
@@ -104,12 +106,14 @@ def _rotation(
     seed: int,
     deals: list[int],
     records: Path | None,
+    overwrite: bool,
     g: int,
 ) -> list[PlannedGame]:
     """Game ``g`` of a match: seat ``s`` is ``bots[(s + g) % len(bots)]``; its draws are seeded by the match seed and
     ``g`` alone."""
     seats = [policies[bots[(s + g) % len(bots)]] for s in range(num_players)]
-    return [PlannedGame(seats, deals[g], (seed, g), records / f"game_{g:05d}.json" if records is not None else None)]
+    record = records / f"game_{g:05d}.json" if records is not None else None
+    return [PlannedGame(seats, deals[g], (seed, g), record, overwrite)]
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:

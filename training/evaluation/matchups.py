@@ -81,12 +81,14 @@ def play_matchup(
     env_kwargs: dict[str, Any] | None = None,
     progress: Any = None,
     records: Path | None = None,
+    overwrite: bool = False,
     workers: int = 1,
     ray_address: str = "",
 ) -> Matchup:
     """``policy`` in each seat in turn, ``opponent`` in all the others, on ``games`` deals of the seed set.
 
-    ``records``: a folder to save every game's record in (``<policy>_vs_<opponent>/deal0000_seat0.json``, ...).
+    ``records``: a folder to save every game's record in (``<policy>_vs_<opponent>/deal0000_seat0.json``, ...); a
+    record file already there is refused unless ``overwrite``.
     ``workers > 1`` plays the deals in shards on Ray workers (:mod:`parlour.training.distributed`): the same games,
     the same result."""
     env = make_env(env_name, num_players=num_players, **(env_kwargs or {}))
@@ -94,7 +96,7 @@ def play_matchup(
     for p in (policy, opponent):
         p.check_table(table)  # a policy trained for another table is refused before the first step
     deals = eval_deals(seed_set, games)
-    plan = partial(_seat_rotation, policy, opponent, num_players, seed_set, deals, records)
+    plan = partial(_seat_rotation, policy, opponent, num_players, seed_set, deals, records, overwrite)
     play = partial(play_planned, env_name, num_players, env_kwargs, plan, progress if workers == 1 else None)
     from parlour.training.distributed import map_shards
 
@@ -113,7 +115,14 @@ def play_matchup(
 
 
 def _seat_rotation(
-    policy: Policy, opponent: Policy, num_players: int, seed_set: str, deals: list[int], records: Path | None, d: int
+    policy: Policy,
+    opponent: Policy,
+    num_players: int,
+    seed_set: str,
+    deals: list[int],
+    records: Path | None,
+    overwrite: bool,
+    d: int,
 ) -> list[PlannedGame]:
     """Deal ``d`` of the set, once with ``policy`` in each seat; each game's draws depend on its deal and seat
     alone."""
@@ -125,6 +134,7 @@ def _seat_rotation(
             deals[d],
             (base, d, seat),
             folder / f"deal{d:04d}_seat{seat}.json" if folder is not None else None,
+            overwrite,
         )
         for seat in range(num_players)
     ]
@@ -177,11 +187,13 @@ def run_evaluation(
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = False,
     records: Path | None = None,
+    overwrite: bool = False,
     workers: int = 1,
     ray_address: str = "",
 ) -> dict[str, Any]:
     """Every policy against every opponent (default: the policies themselves, a cross-play matrix);
-    ``records``: a folder to save every game's record in; ``workers``: Ray workers to shard each matchup's deals
+    ``records``: a folder to save every game's record in (a record file already there is refused unless
+    ``overwrite``); ``workers``: Ray workers to shard each matchup's deals
     over (see :func:`play_matchup`)."""
     opponents = list(policies) if opponents is None else list(opponents)
     pairs = [(p, o) for p in policies for o in opponents]
@@ -201,6 +213,7 @@ def run_evaluation(
             env_kwargs=env_kwargs,
             progress=bar,
             records=records,
+            overwrite=overwrite,
             workers=workers,
             ray_address=ray_address,
         )
@@ -286,9 +299,18 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_report(report: dict[str, Any], out_dir: Path, stem: str = "evaluation") -> tuple[Path, Path]:
+def write_report(
+    report: dict[str, Any], out_dir: Path, stem: str = "evaluation", *, overwrite: bool = True
+) -> tuple[Path, Path]:
+    """Write ``<stem>.json`` and ``<stem>.md`` into ``out_dir``; with ``overwrite=False`` a file already at either
+    name is refused (``FileSafetyError``), never replaced. A link there is replaced, never written through."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    js, md = out_dir / f"{stem}.json", out_dir / f"{stem}.md"
-    atomic_write(js, json.dumps(report, indent=2))
-    atomic_write(md, format_report(report) + "\n")
+    js, md = report_paths(out_dir, stem)
+    atomic_write(js, json.dumps(report, indent=2), replace=overwrite)
+    atomic_write(md, format_report(report) + "\n", replace=overwrite)
     return js, md
+
+
+def report_paths(out_dir: Path, stem: str = "evaluation") -> tuple[Path, Path]:
+    """The files :func:`write_report` writes."""
+    return out_dir / f"{stem}.json", out_dir / f"{stem}.md"
