@@ -21,7 +21,7 @@ from parlour.baselines.features import field_index, lookup, with_features
 from parlour.baselines.features import size as feature_size
 from parlour.baselines.policy_file import table_of
 from parlour.envs import make as make_env
-from parlour.envs.core import ParlourEnv
+from parlour.envs.core import ParlourEnv, check_seed
 
 #: ``learner_seat`` value that draws the seat per episode from the env's generator.
 RANDOM_SEAT = "random"
@@ -95,7 +95,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             else base
         )
         self.action_space = spaces.Discrete(self.aec.num_actions)
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(check_seed("SingleAgentEnv(seed=...)", seed))
         self.learner = self.aec.possible_agents[0]
         self.seats: list[Policy | None] = [None] * n
         self._last_obs: dict[str, np.ndarray] | None = None
@@ -115,6 +115,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     # ---------------------------------------------------------------------------------------- gymnasium
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        seed = check_seed("SingleAgentEnv.reset()", seed)  # before anything moves: one line naming the seed
         super().reset(seed=seed)
         if options:
             raise ValueError(f"SingleAgentEnv.reset() takes no options (got {sorted(options)}); give env_kwargs")

@@ -377,6 +377,7 @@ def resume_config(
     after = read_config(saved, overrides)
     changes = config_changes(before, after)
     _check_resumable(run, changes)
+    _check_checkpoint_config(run, after)
     if not trust_pickle:
         # a key given on the command line is confirmed: it equals the saved value (any other change of a fixed key
         # was refused just now) or is a resumable key the user set; --trust confirms them all
@@ -459,13 +460,14 @@ def check_deletable(run: Path, who: str = "--overwrite") -> None:
     if not ok:
         raise RunError(
             f"{who}: refusing to delete {run}: it is not a run folder Parlour made (no {RUN_MARKER}); it "
-            f"holds {shown}. Choose another --out, or delete it yourself"
+            f"holds {shown}. {'Choose another --out, or delete' if who == '--overwrite' else 'Move it away, or delete'} it "
+            "yourself"
         )
     unknown = [e for e in entries if e not in RUN_ENTRIES]
     if unknown:
         raise RunError(
             f"{who}: refusing to delete {run}: besides its run it holds {', '.join(unknown[:8])}, which "
-            "Parlour did not write. Move those away, or choose another --out"
+            f"Parlour did not write. Move those away{', or choose another --out' if who == '--overwrite' else ''}"
         )
 
 
@@ -618,6 +620,7 @@ def train(
                     f"--resume: {run}'s checkpoint is {old}, an SB3 zip written by an earlier Parlour: loading it "
                     "unpickles it, which can run code stored in the file. Pass --trust-pickle if you trust it"
                 )
+            _check_checkpoint_config(run, cfg)
         cfg = prepare_run(cfg, run, resume, command, overwrite)
         prepared = not resume
         session = Session(resume, progress, final_eval, trust_pickle, clone_only)
@@ -633,6 +636,28 @@ def train(
         raise
     finally:
         lock.release()
+
+
+def _check_checkpoint_config(run: Path, cfg: TrainConfig) -> None:
+    """A resume continues what the checkpoints were trained with: a run folder whose ``config.yaml`` differs from the
+    config its checkpoints record (beyond :data:`RESUMABLE_KEYS`) was edited or mixed up, and is refused naming the
+    keys -- whatever a resume runs is then exactly the run that was checkpointed."""
+    now = _flat(json.loads(json.dumps(asdict(cfg))))
+    for name in (CHECKPOINT_NAME, PRETRAIN_DATA, PRETRAIN_CLONE):
+        folder = run / "checkpoints" / name
+        if not is_checkpoint(folder):
+            continue
+        recorded = read_checkpoint_meta(folder).get("config")
+        if not isinstance(recorded, dict):
+            raise RunError(f"{folder / 'parlour.json'}: records no config (a checkpoint Parlour wrote records its own)")
+        then = _flat(recorded)
+        differ = [k for k in sorted(then.keys() | now.keys()) if k not in RESUMABLE_KEYS and then.get(k) != now.get(k)]
+        if differ:
+            what = "; ".join(f"{k}: checkpoint {then.get(k)!r}, config.yaml {now.get(k)!r}" for k in differ[:6])
+            raise RunError(
+                f"--resume: {run}'s config.yaml is not the config its checkpoint {folder} was trained with ({what}"
+                f"{'; …' if len(differ) > 6 else ''}); a resume continues that run only: start a new run instead"
+            )
 
 
 def has_checkpoint_folder(run: Path) -> bool:
@@ -851,6 +876,12 @@ def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
     if session.resume and is_checkpoint(latest):
         saved_meta, saved = read_checkpoint(latest)
         check_compatible(saved_meta, meta, str(latest))  # meta holds this config's table
+        counted = (saved.get("counters") or {}).get("num_timesteps") if isinstance(saved, dict) else None
+        if counted != saved_meta.get("timesteps"):
+            raise RunError(
+                f"{latest}: parlour.json says step {saved_meta.get('timesteps')!r}, its state step {counted!r}; "
+                "a checkpoint Parlour wrote agrees with itself"
+            )
     snapshots = _pool_snapshots(run, saved)
     base = _vec_env(cfg, snapshots)
     venv = _timed_vec_env(VecMonitor(base))
