@@ -147,3 +147,23 @@ def test_a_finished_run_whose_budget_is_raised_continues_as_if_it_had_that_budge
     for k in wa:
         np.testing.assert_array_equal(wa[k], wb[k], err_msg=k)
     assert _rows(whole) == _rows(raised)
+
+
+def test_a_run_on_the_jax_vector_env_resumes_as_if_it_never_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """``train.vec_env: jax``: the batch's whole state and key go into the checkpoint. The stop comes from an evaluation
+    opponent (the training opponents are batched bots), during the evaluation at step 192, inside a rollout."""
+    pytest.importorskip("jax")
+    jax_env = ["train.vec_env=jax", "opponents=[random]", "game.options.reward=vote"]
+    whole, stopped = tmp_path / "whole", tmp_path / "stopped"
+    never = f"eval.opponents=[{_opponent(tmp_path, monkeypatch, 'never_eval', 0)}:Interrupter]"
+    fires = f"eval.opponents=[{_opponent(tmp_path, monkeypatch, 'fires_eval', 5)}:Interrupter]"
+    assert main(["train", str(CONFIG), *TINY, *jax_env, never, "--out", str(whole), "--no-progress"]) == 0
+    assert main(["train", str(CONFIG), *TINY, *jax_env, fires, "--out", str(stopped), "--no-progress"]) == 130
+    assert checkpoint_step(stopped) == 256  # the evaluation at 192 and the rollout to 256 finished first
+    assert main(["train", "--resume", "--out", str(stopped), fires, "--no-progress"]) == 0
+    wa, wb = _weights(whole), _weights(stopped)
+    for k in wa:
+        np.testing.assert_array_equal(wa[k], wb[k], err_msg=k)
+    assert [list(r.values()) for r in _rows(whole)] == [list(r.values()) for r in _rows(stopped)]
