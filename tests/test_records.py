@@ -71,9 +71,12 @@ def test_a_planted_link_at_the_fixed_temporary_name_is_never_written_through(tmp
     (folder / "game_00001.json").symlink_to(victim)  # a link at the target itself: replaced, not written through
     # the folder holds files already, so only --overwrite writes into it (the links are still replaced, not followed)
     assert main(["match", ENV, "--bots", "random", "--games", "2", "--no-progress", "--records", str(folder)]) == 2
-    assert main(
-        ["match", ENV, "--bots", "random", "--games", "2", "--no-progress", "--records", str(folder), "--overwrite"]
-    ) == 0
+    assert (
+        main(
+            ["match", ENV, "--bots", "random", "--games", "2", "--no-progress", "--records", str(folder), "--overwrite"]
+        )
+        == 0
+    )
     assert victim.read_text() == "precious"
     for name in ("game_00000.json", "game_00001.json"):
         path = folder / name
