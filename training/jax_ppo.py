@@ -10,19 +10,28 @@ reward bootstrapped with the value of its final observation), ``opponents`` (bat
 ``self`` is the learner's current policy, so ``opponents: [self]`` is self-play with every seat the learner), the
 learning seat and ``opponent_draw``, ``train`` (budget, checkpoints, periodic evaluations) and ``eval``.
 
-The run folder matches the other trainers': ``checkpoints/latest/`` (parameters, optimizer state and the step, as a
-pickle-free checkpoint of :mod:`parlour.training.checkpoints`, written atomically; a resume deals fresh games from
-there), ``evaluations.jsonl`` (periodic evaluations in the scalar env), ``logs/session_K/progress.csv``, and
-``policy.json`` + ``policy.safetensors``: the network in SB3's tensor names, so ``parlour evaluate``/``benchmark``
-play it in the scalar env like any policy file.
+The run folder matches the other trainers': ``checkpoints/latest/`` (a pickle-free checkpoint of
+:mod:`parlour.training.checkpoints`, written atomically between two updates), ``evaluations.jsonl`` (periodic
+evaluations in the scalar env), ``logs/session_K/progress.csv``, and ``policy.json`` + ``policy.safetensors``: the
+network in SB3's tensor names, so ``parlour evaluate``/``benchmark`` play it in the scalar env like any policy file.
+
+The checkpoint holds the whole :class:`TrainState` -- parameters, optimizer state, every game of the batch in
+progress (the opponents drawn for it and its own PRNG key included), the learner's last observations and masks, and
+the trainer's PRNG key -- with the step and the cadence of checkpoints and evaluations (the last step of each). The
+update is one compiled function of that state alone, so ``--resume`` after a stop (SIGINT/SIGTERM: the update under
+way finishes, then the checkpoint is written) or after a kill (from the last periodic checkpoint) continues exactly
+where the checkpoint was: the parameters, the evaluations and the checkpoint steps equal a run that never stopped.
+Only wall-clock fields (an evaluation's ``time``, the logs' elapsed seconds) and the session's log folders differ.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -31,7 +40,8 @@ import numpy as np
 
 from parlour.baselines.policy_file import check_compatible, mlp_network, save_policy
 from parlour.envs import make as make_env
-from parlour.training.checkpoints import is_checkpoint, read_checkpoint, write_checkpoint
+from parlour.envs.fileio import atomic_write
+from parlour.training.checkpoints import STATE_FILE, TENSORS_FILE, is_checkpoint, read_checkpoint, write_checkpoint
 from parlour.training.config import SELF_PLAY, TrainConfig
 from parlour.training.policies import checkpoint_meta, training_record
 
@@ -42,6 +52,11 @@ if TYPE_CHECKING:
 
 ALGORITHM = "PPO with action masking (Parlour's jitted JAX trainer)"
 CHECKPOINT_DIR = "latest"
+#: The checkpoint's layout: 2 holds the whole :class:`TrainState` by path and the cadence (a checkpoint without
+#: ``format``, from an earlier Parlour, holds the parameters, the optimizer state and the key only).
+STATE_FORMAT = 2
+#: Config keys the compiled update does not read: PPOs of configs that differ only in these share their compilation.
+_NOT_COMPILED = {"train": ("total_timesteps", "checkpoint_every", "eval_every", "torch_threads"), "": ("eval", "seed")}
 #: The logit of an illegal action (sb3-contrib's masked distribution uses the same).
 MASKED_LOGIT = -1e8
 
@@ -115,10 +130,13 @@ class TrainState(NamedTuple):
 
 class PPO:
     """The compiled update of one config: ``reset(key)`` starts the batch of games, ``update(state)`` collects
-    ``n_steps`` per game and learns from them."""
+    ``n_steps`` per game and learns from them.
+
+    A PPO holds no training state (that is all in :class:`TrainState`): two of configs that compile the same
+    (:data:`_NOT_COMPILED` aside) are equal, so they share one compilation in a process (a resume in the same
+    process, the tests)."""
 
     def __init__(self, cfg: TrainConfig) -> None:
-        import jax
         import optax
 
         from parlour.baselines.jax_bots import bot
@@ -133,8 +151,23 @@ class PPO:
         self.tx = optax.chain(optax.clip_by_global_norm(ppo.max_grad_norm), optax.adam(ppo.learning_rate, eps=1e-5))
         self.batch = ppo.n_steps * cfg.train.n_envs
         self.steps_per_update = self.batch
-        self.update = jax.jit(self._update)
-        self.reset = jax.jit(self._reset)
+        compiled = asdict(cfg)
+        for section, keys in _NOT_COMPILED.items():
+            for k in keys:
+                (compiled[section] if section else compiled).pop(k)
+        self._compiled = json.dumps(compiled, sort_keys=True, default=str)
+        self.update: Callable[[TrainState], tuple[TrainState, dict[str, jax.Array]]] = functools.partial(
+            _jitted("_update"), self
+        )
+        self.reset: Callable[[dict[str, jax.Array], Any, jax.Array], TrainState] = functools.partial(
+            _jitted("_reset"), self
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return getattr(other, "_compiled", None) == self._compiled
+
+    def __hash__(self) -> int:
+        return hash(self._compiled)
 
     def _seat(self, params: dict[str, jax.Array]) -> Any:
         """The single-seat env whose ``self`` opponents play ``params`` (sampling, as the learner does)."""
@@ -260,6 +293,17 @@ class PPO:
         return TrainState(params, opt_state, games, obs, mask, key), metrics
 
 
+@functools.cache
+def _jitted(method: str) -> Callable[..., Any]:
+    """``PPO.<method>`` compiled with the PPO as a static argument: JAX keys its cache on the PPO's config."""
+    import jax
+
+    def call(ppo: PPO, *args: Any) -> Any:
+        return getattr(ppo, method)(*args)
+
+    return jax.jit(call, static_argnums=0)
+
+
 # ------------------------------------------------------------------------------------------------- the run
 def _tensors(params: dict[str, Any]) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, np.float32) for k, v in params.items()}
@@ -271,39 +315,141 @@ def export(params: dict[str, Any], path: Path, cfg: TrainConfig, meta: dict[str,
     return save_policy(path, _tensors(params), {**meta, "network": network, "training": record})
 
 
-def _save(state: TrainState, run: Path, meta: dict[str, Any], steps: int) -> Path:
+def _by_path(tree: Any) -> tuple[dict[str, Any], Any]:
+    """The leaves of a pytree by their path (``.params['action_net.bias']``, ``.games.game.hands``...) and its
+    structure."""
     import jax
 
-    leaves = [np.asarray(x) for x in jax.tree_util.tree_leaves(state.opt_state)]
-    tree = {"params": _tensors(state.params), "opt_state": leaves, "key": np.asarray(jax.random.key_data(state.key))}
+    leaves, treedef = jax.tree_util.tree_flatten_with_path(tree)
+    return {jax.tree_util.keystr(path): leaf for path, leaf in leaves}, treedef
+
+
+def _save(state: TrainState, run: Path, meta: dict[str, Any], steps: int, marks: dict[str, int]) -> Path:
+    """The whole training state (see the module's doc) and the cadence ``marks``, as the resume checkpoint."""
+    # every leaf is a plain array (the keys are raw uint32 keys, not typed ones, which have no NumPy dtype)
+    arrays = {name: np.asarray(leaf) for name, leaf in _by_path(state)[0].items()}
+    tree = {"format": STATE_FORMAT, "state": arrays, "marks": dict(marks)}
     return write_checkpoint(run / "checkpoints" / CHECKPOINT_DIR, meta | {"timesteps": steps, "trainer": "jax"}, tree)
 
 
-def _restore(ppo: PPO, run: Path, meta: dict[str, Any], seed: int) -> tuple[TrainState, int]:
-    """The checkpoint's parameters and optimizer state, with a fresh batch of games dealt from its step."""
-    import jax
+def _fit(saved: dict[str, Any], template: Any, prefix: str, source: Path) -> Any:
+    """``template`` (a pytree of shapes and dtypes) filled with the arrays of ``saved`` named by their paths under
+    ``prefix``: every array present, of the template's shape and dtype, and none more; else one line naming
+    ``source`` and the array."""
     import jax.numpy as jnp
 
-    from parlour.training.train import does_not_fit
+    from parlour.training.train import RunError
 
-    folder = run / "checkpoints" / CHECKPOINT_DIR
+    expected, treedef = _by_path(template)
+    expected = {prefix + name: leaf for name, leaf in expected.items()}
+    missing = [name for name in expected if name not in saved]
+    extra = [name for name in saved if name not in expected]
+    if missing or extra:
+        what = f"lacks the array {missing[0]}" if missing else f"holds an array {extra[0]} that the run's state has not"
+        raise RunError(f"{source}: the checkpoint {what} (it was written for another config or damaged)")
+    leaves = []
+    for name, want in expected.items():
+        got = saved[name]
+        if isinstance(got, np.ndarray) and want.shape == () and got.shape == (1,):
+            got = got.reshape(())  # a checkpoint keeps a scalar (Adam's count) as an array of one
+        if not isinstance(got, np.ndarray) or got.dtype != want.dtype or got.shape != want.shape:
+            kind = f"{got.dtype} {list(got.shape)}" if isinstance(got, np.ndarray) else f"a {type(got).__name__}"
+            raise RunError(
+                f"{source}: {name} is {kind}; the run's state holds {np.dtype(want.dtype)} {list(want.shape)} there "
+                "(the checkpoint was written for another config or damaged)"
+            )
+        leaves.append(jnp.asarray(got))
+    return treedef.unflatten(leaves)
+
+
+def _marks(tree: dict[str, Any], steps: int, source: Path) -> dict[str, int]:
+    """The cadence saved in a checkpoint: the steps of the last periodic checkpoint and of the last periodic
+    evaluation, the multiple of ``train.eval_every`` that evaluation fell past (none of them past the checkpoint's
+    step), and ``train.eval_every`` when it was written."""
+    from parlour.training.train import RunError
+
+    marks = tree.get("marks")
+    if not isinstance(marks, dict):
+        raise RunError(f"{source}: marks must be an object of the last checkpoint and evaluation steps")
+    keys = ("checkpoint", "evaluation", "eval_base", "eval_every")
+    for key, top in zip(keys, (steps, steps, steps, 2**63 - 1), strict=True):
+        value = marks.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+            raise RunError(f"{source}: marks.{key} must be an integer in [0, {top}], got {value!r}")
+    return {k: int(marks[k]) for k in keys}
+
+
+def _restore(ppo: PPO, folder: Path, meta: dict[str, Any], seed: int) -> tuple[TrainState, int, dict[str, int]]:
+    """The training state, step and cadence marks of the checkpoint in ``folder``, every array checked against the
+    state this config builds (its shape and dtype)."""
+    import jax
+
+    from parlour.training.train import RunError
+
     saved, tree = read_checkpoint(folder)
     check_compatible(saved, meta, str(folder))
-    fresh = ppo.init(jax.random.PRNGKey(seed))
-    try:
-        if set(tree["params"]) != set(fresh.params):
-            raise ValueError(f"parameters {sorted(tree['params'])} are not {sorted(fresh.params)}")
-        params = {k: jnp.asarray(tree["params"][k]) for k in fresh.params}
-        for k, v in params.items():
-            if v.shape != fresh.params[k].shape:
-                raise ValueError(f"{k} has shape {v.shape}, the config's network {fresh.params[k].shape}")
-        treedef = jax.tree_util.tree_structure(fresh.opt_state)
-        opt_state = jax.tree_util.tree_unflatten(treedef, [jnp.asarray(x) for x in tree["opt_state"]])
-    except (KeyError, ValueError, TypeError) as exc:
-        raise does_not_fit(folder, "network", exc) from None
     steps = int(saved["timesteps"])
+    # the shapes and dtypes of a fresh state, traced but not run
+    template = jax.eval_shape(ppo.init, jax.random.PRNGKey(seed))
+    tensors = folder / TENSORS_FILE
+    if not isinstance(tree, dict):
+        raise RunError(f"{folder / STATE_FILE}: the state must be a JSON object, got a {type(tree).__name__}")
+    if "format" not in tree and "params" in tree:
+        return _restore_earlier(ppo, folder, tree, template, steps, seed)
+    if tree.get("format") != STATE_FORMAT or not isinstance(tree.get("state"), dict):
+        raise RunError(
+            f"{folder / STATE_FILE}: format {tree.get('format')!r} with a state object is not a jax trainer's "
+            f"checkpoint this Parlour reads (expected format {STATE_FORMAT})"
+        )
+    state = _fit(tree["state"], template, "", tensors)
+    return state, steps, _marks(tree, steps, folder / STATE_FILE)
+
+
+def _restore_earlier(
+    ppo: PPO, folder: Path, tree: dict[str, Any], template: TrainState, steps: int, seed: int
+) -> tuple[TrainState, int, dict[str, int]]:
+    """A checkpoint of an earlier Parlour (parameters, optimizer state and key only): the games in progress were
+    not saved, so the run continues on fresh deals from its step (the same on every resume from it) and no longer
+    equals a run that never stopped; the checkpoint cadence restarts there, the evaluations keep their multiples."""
+    import jax
+
+    from parlour.training.train import RunError
+
+    tensors = folder / TENSORS_FILE
+    params_in, opt_in = tree.get("params"), tree.get("opt_state")
+    if not isinstance(params_in, dict) or not isinstance(opt_in, list):
+        raise RunError(f"{folder / STATE_FILE}: params must be an object and opt_state a list of arrays")
+    opt_names = list(_by_path(template.opt_state)[0])
+    if len(opt_in) != len(opt_names):
+        raise RunError(f"{tensors}: opt_state holds {len(opt_in)} arrays; the run's optimizer has {len(opt_names)}")
+    params = _fit({f"[{k!r}]": v for k, v in params_in.items()}, template.params, "", tensors)
+    opt_state = _fit(dict(zip(opt_names, opt_in, strict=True)), template.opt_state, "", tensors)
+    print(
+        f"{folder} holds no games in progress (an earlier Parlour wrote it): the run continues on fresh deals from "
+        f"step {steps:,}",
+        flush=True,
+    )
     key = jax.random.PRNGKey(int(np.random.SeedSequence([seed, steps]).generate_state(1)[0]))
-    return ppo.reset(params, opt_state, key), steps
+    # the cadence restarts here: the next checkpoint a checkpoint_every on, the evaluations on the multiples
+    marks = {"checkpoint": steps, "evaluation": steps, "eval_base": steps, "eval_every": -1}
+    return ppo.reset(params, opt_state, key), steps, marks
+
+
+def _keep_evaluations_to(run: Path, last: int) -> None:
+    """Drop the periodic evaluations after step ``last`` (the last one the checkpoint resumed from knows of): a
+    session killed after its last checkpoint wrote them, and the resumed run evaluates those steps again."""
+    from parlour.training.train import evaluations
+
+    def later(row: Any) -> bool:
+        steps = row.get("timesteps") if isinstance(row, dict) else None
+        return isinstance(steps, int) and steps > last
+
+    rows = evaluations(run)  # a line that is not JSON is refused there, naming the file
+    if not any(later(r) for r in rows):
+        return
+    path = run / "evaluations.jsonl"
+    lines = [line for line in path.read_text().splitlines() if line.strip()]  # the lines evaluations() read
+    atomic_write(path, "".join(f"{line}\n" for line, r in zip(lines, rows, strict=True) if not later(r)))
 
 
 def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
@@ -329,14 +475,20 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
     meta = checkpoint_meta(probe, {"config": json.loads(json.dumps(asdict(cfg))), "trainer": "jax"})
     ppo = PPO(cfg)
     latest = run / "checkpoints" / CHECKPOINT_DIR
+    budget = cfg.train
     if session.resume and is_checkpoint(latest):
-        state, steps = _restore(ppo, run, meta, cfg.seed)
+        state, steps, marks = _restore(ppo, latest, meta, cfg.seed)
     else:
+        marks = {"checkpoint": 0, "evaluation": 0, "eval_base": 0, "eval_every": budget.eval_every}
         state, steps = ppo.init(jax.random.PRNGKey(cfg.seed)), 0
+    if session.resume:
+        _keep_evaluations_to(run, marks["evaluation"])
+    every = budget.eval_every
+    if marks["eval_every"] != every:
+        # eval_every changed on resume (or an earlier Parlour's checkpoint): the multiples of the new one from here on
+        marks["eval_base"], marks["eval_every"] = steps - steps % every if every else steps, every
     done_steps = steps
     previous = _previous_metrics(run) if session.resume else {}
-    budget = cfg.train
-    marks = {"ckpt": steps, "eval": steps - steps % budget.eval_every if budget.eval_every else steps}
     start = time.perf_counter()
     bar = None
     if session.progress:
@@ -347,13 +499,25 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         with _Stop() as stop, open(new_session(run) / "progress.csv", "w", newline="") as f:
             log = csv.writer(f)
             log.writerow(["time/total_timesteps", "rollout/ep_rew_mean", "train/entropy_loss", "time/time_elapsed"])
-            first_update = None
-            while steps < budget.total_timesteps and stop.signum is None:
+            first_update = first_done = None
+            # Between two updates, where the whole state is in hand: the evaluation due here (also one a session
+            # killed after its checkpoint left undone), then a stop or the end of the budget, else the next update
+            # and the checkpoint due after it. A stop asked for during an update or an evaluation waits for it.
+            while True:
+                if every and steps - marks["eval_base"] >= every:
+                    marks["eval_base"], marks["evaluation"] = steps - steps % every, steps
+                    export(state.params, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
+                    row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
+                    (bar.write if bar is not None else print)(format_evaluation(row, cfg.game.num_players))
+                if steps >= budget.total_timesteps or stop.signum is not None:
+                    break
+                began = time.perf_counter()
                 state, metrics = ppo.update(state)
                 steps += ppo.steps_per_update
                 if first_update is None:  # compiling is in the first update: kept apart for the bench
                     jax.block_until_ready(state)
-                    first_update = time.perf_counter() - start
+                    first_done = time.perf_counter()
+                    first_update = first_done - began
                 log.writerow(
                     [
                         steps,
@@ -365,20 +529,15 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
                 f.flush()
                 if bar is not None:
                     bar.update(ppo.steps_per_update)
-                if steps - marks["ckpt"] >= budget.checkpoint_every:
-                    marks["ckpt"] = steps
-                    _save(state, run, meta, steps)
+                if steps - marks["checkpoint"] >= budget.checkpoint_every:
+                    marks["checkpoint"] = steps
+                    _save(state, run, meta, steps, marks)
                     # the time so far beside each checkpoint (a session killed outright loses only what followed)
                     so_far = _wall_before(previous) + time.perf_counter() - start
                     _write_metrics(run, {"timesteps": steps, "train_wall_seconds": so_far})
-                if budget.eval_every and steps - marks["eval"] >= budget.eval_every:
-                    marks["eval"] = steps - steps % budget.eval_every
-                    export(state.params, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
-                    row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
-                    (bar.write if bar is not None else print)(format_evaluation(row, cfg.game.num_players))
             wall = time.perf_counter() - start
             train_wall = _wall_before(previous) + wall
-            _save(state, run, meta, steps)
+            _save(state, run, meta, steps, marks)
             if stop.signum is not None:
                 _write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})
                 raise TrainingStopped(
@@ -404,8 +563,8 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         "steps_per_second": session_steps / wall if wall > 0 else None,
         # the first update's seconds hold the compilation; the rate after it is the steady one
         "first_update_seconds": first_update,
-        "steady_steps_per_second": (session_steps - ppo.steps_per_update) / (wall - first_update)
-        if first_update is not None and session_steps > ppo.steps_per_update and wall > first_update
+        "steady_steps_per_second": (session_steps - ppo.steps_per_update) / (start + wall - first_done)
+        if first_done is not None and session_steps > ppo.steps_per_update and start + wall > first_done
         else None,
         "env_seconds": None,
         "env_share": None,
