@@ -23,10 +23,20 @@ from typing import Any
 
 #: A CPU-bound process that never sleeps.
 BUSY_LOOP = "while True: pass"
+#: ``parlour`` on Python 3.10, which lacks ``-P``: ``-c`` puts the current folder ('') first on ``sys.path``, and
+#: this drops it before anything is imported from there.
+SAFE_MAIN = (
+    "import sys\nif sys.path[:1] == ['']:\n    del sys.path[0]\nfrom parlour.training.cli import main\nsys.exit(main())"
+)
 
 
-def _parlour() -> list[str]:
-    return [sys.executable, "-m", "parlour.training.cli"]
+def parlour_command(version: tuple[int, ...] = tuple(sys.version_info[:2])) -> list[str]:
+    """The command line that runs ``parlour`` in a fresh process of this interpreter with the current folder kept
+    off ``sys.path`` (``python -m`` puts it first: a stray ``omegaconf.py`` in the folder a run starts in would run
+    in place of the library): ``-P`` on Python 3.11+, a ``-c`` that drops it on 3.10 (``version``: for tests)."""
+    if version >= (3, 11):
+        return [sys.executable, "-P", "-m", "parlour.training.cli"]
+    return [sys.executable, "-c", SAFE_MAIN]
 
 
 def train_rate(
@@ -40,12 +50,13 @@ def train_rate(
 ) -> dict[str, Any]:
     """Train ``config`` (with ``overrides``) for ``steps`` with ``threads`` learner threads beside ``beside`` busy
     processes (with ``trainer``: that trainer instead of the config's, the same config otherwise)."""
-    busy = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(beside)]
+    # -I: the loop imports nothing, so nothing from the current folder or the user's site either
+    busy = [subprocess.Popen([sys.executable, "-I", "-c", BUSY_LOOP]) for _ in range(beside)]
     try:
         with tempfile.TemporaryDirectory() as tmp:
             run = Path(tmp) / "run"
             cmd = [
-                *_parlour(),
+                *parlour_command(),
                 "train",
                 config,
                 f"train.total_timesteps={steps}",

@@ -23,14 +23,38 @@ POLICIES_HELP = (
 
 def executable() -> str:
     """The command the user typed to run Parlour, for the lines that tell them what to type next: the ``parlour``
-    script they ran (``.venv/bin/parlour`` when that is what ran), or ``python -m parlour.training.cli``."""
+    script they ran (``.venv/bin/parlour`` when that is what ran), else this environment's ``parlour`` script
+    (:func:`_console_script`), never ``python -m parlour.training.cli``: that puts the current folder first on
+    ``sys.path``, so a stray ``omegaconf.py`` where the user copies the line to would run."""
     argv0 = sys.argv[0] if sys.argv else ""
     if Path(argv0).name == "parlour":
         return shlex.quote(argv0)
-    # `python -m parlour.training.cli` sets argv[0] to the package's __main__.py
-    if argv0 and Path(argv0).resolve() == (Path(__file__).parent / "__main__.py").resolve():
-        return f"{shlex.quote(sys.executable)} -m parlour.training.cli"
-    return "parlour"
+    return _console_script()
+
+
+def _console_script() -> str:
+    """``parlour`` where the PATH finds this environment's script (or finds one and this environment has none), else
+    the full path of the script beside ``sys.executable``; with no script at all (a source tree run without
+    installing), this Python started so that the current folder is not on ``sys.path``."""
+    import shutil
+
+    folder = Path(sys.executable).parent
+    beside = next((folder / name for name in ("parlour", "parlour.exe") if (folder / name).is_file()), None)
+    found = shutil.which("parlour")
+    if found and (beside is None or _same_file(found, beside)):
+        return "parlour"
+    if beside is not None:
+        return shlex.quote(str(beside))
+    from parlour.training.shared_bench import parlour_command
+
+    return shlex.join(parlour_command())
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return Path(a).samefile(b)
+    except OSError:
+        return False
 
 
 def parse_options(items: Sequence[str] | None) -> dict[str, Any] | None:
