@@ -96,17 +96,31 @@ def test_python_dash_m_runs_the_command_line() -> None:
     assert done.stdout.strip() == f"parlour {package_version()}"
 
 
+def _this_environments_script() -> str:
+    """What the resume hint names when the command did not run as a ``parlour`` script: ``parlour`` where the PATH
+    finds this environment's script, else that script's full path (never ``python -m``: see ``executable``)."""
+    import os
+    import shutil
+
+    beside = Path(sys.executable).parent / "parlour"
+    found = shutil.which("parlour")
+    return "parlour" if found and os.path.samefile(found, beside) else shlex.quote(str(beside))
+
+
 @pytest.mark.parametrize(
     ("argv0", "expected"),
     [
-        (str(CLI_DIR / "__main__.py"), f"{shlex.quote(sys.executable)} -m parlour.training.cli"),  # python -m ...
+        (str(CLI_DIR / "__main__.py"), None),  # python -m ...: the script instead, which keeps the cwd off sys.path
         (".venv/bin/parlour", ".venv/bin/parlour"),
-        ("/usr/lib/python3/pytest", "parlour"),
+        ("/usr/lib/python3/pytest", None),
     ],
 )
-def test_the_resume_hint_names_the_command_that_ran(monkeypatch: pytest.MonkeyPatch, argv0: str, expected: str) -> None:
+def test_the_resume_hint_names_the_command_that_ran(
+    monkeypatch: pytest.MonkeyPatch, argv0: str, expected: str | None
+) -> None:
     monkeypatch.setattr(sys, "argv", [argv0])
-    assert executable() == expected
+    assert executable() == (expected or _this_environments_script())
+    assert "-m parlour" not in executable()
 
 
 def test_no_function_of_the_command_line_is_too_complex() -> None:

@@ -51,6 +51,21 @@ def test_sharded_evaluation_equals_the_single_process_one(ray_local: Any) -> Non
     assert one["matchups"][0]["games"] == 28
 
 
+def test_no_worker_has_the_current_folder_on_sys_path(ray_local: Any) -> None:
+    """Ray adds the folder it is started from to every worker's sys.path: a stray module there would be imported in
+    place of the real one. Workers run in the driver's folder (relative paths keep their meaning) but never search it."""
+    import os
+    import sys
+
+    from parlour.training.distributed import run_remote
+
+    seen = map_shards(lambda xs: [(os.getcwd(), list(sys.path)) for _ in xs], [1, 2], 2)
+    seen += run_remote(lambda: (os.getcwd(), list(sys.path)), [()])
+    for cwd, path in seen:
+        assert cwd == os.getcwd()
+        assert os.getcwd() not in path and "" not in path and "." not in path, path
+
+
 def test_sharded_match_equals_the_single_process_one(ray_local: Any) -> None:
     from parlour.training.evaluation.match import run_match
 

@@ -239,3 +239,20 @@ def test_the_single_agent_view_takes_a_numpy_seed_as_the_equal_int() -> None:
     b = SingleAgentEnv("six_suspects_v0", [make("random")])
     np.testing.assert_array_equal(a.reset(seed=np.int64(7))[0], b.reset(seed=7)[0])
     assert a.get_state() == b.get_state()
+
+
+def test_worker_processes_never_search_the_current_folder(tmp_path: Path) -> None:
+    """`train.vec_env: subproc` starts its envs with multiprocessing, whose children bootstrap with the current folder
+    first on sys.path: a stray `multiprocessing.py` beside a handed-over run would run in each of them."""
+    import subprocess
+
+    if sys.version_info < (3, 11):
+        pytest.skip("PYTHONSAFEPATH needs Python 3.11")
+    mark = tmp_path / "stray-module-ran.txt"
+    (tmp_path / "multiprocessing.py").write_text(f"import pathlib\npathlib.Path({str(mark)!r}).write_text('ran')\n")
+    parlour = Path(sys.executable).parent / "parlour"
+    cmd = [str(parlour), "train", str(CONFIG), *TINY, "train.vec_env=subproc", "--out", "run", "--no-progress"]
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONSAFEPATH"}
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert not mark.exists()

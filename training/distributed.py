@@ -11,6 +11,7 @@ records (``--records``) are written on the machine that played them.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -26,14 +27,29 @@ def start_ray(address: str = "") -> None:
         raise ImportError(f"Ray is not installed ({exc}): pip install 'parlour[ray]'") from None
     if ray.is_initialized():
         return
-    if address:
-        ray.init(address=address, log_to_driver=False)
-    else:
-        ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+    here = os.getcwd()
+    # Ray puts the folder it is started from on the workers' sys.path: start it from an empty one of our own
+    os.chdir(tempfile.mkdtemp(prefix="parlour-ray-"))
+    try:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+    finally:
+        os.chdir(here)
 
 
-def _run_shard(fn: Callable[[Sequence[Any]], list[Any]], shard: Sequence[Any]) -> list[Any]:
-    return fn(shard)
+def _in_folder(folder: str, fn: Callable[..., R], *args: Any) -> R:
+    """Run ``fn(*args)`` in ``folder`` (the driver's current folder, where it exists on this machine): the task's code
+    is loaded by then, so the folder is never searched for modules, and relative paths mean what they meant to the
+    user."""
+    if os.path.isdir(folder):
+        os.chdir(folder)
+    return fn(*args)
+
+
+def _run_shard(folder: str, fn: Callable[[Sequence[Any]], list[Any]], shard: Sequence[Any]) -> list[Any]:
+    return _in_folder(folder, fn, shard)
 
 
 def shards(items: Sequence[T], workers: int) -> list[list[T]]:
@@ -64,7 +80,7 @@ def map_shards(
 
     remote = ray.remote(num_cpus=1)(_run_shard)
     parts = shards(items, workers)
-    futures = [remote.remote(fn, part) for part in parts]
+    futures = [remote.remote(os.getcwd(), fn, part) for part in parts]
     sizes = dict(zip(futures, (len(p) for p in parts), strict=True))
     pending = list(futures)
     while pending:
@@ -82,5 +98,5 @@ def run_remote(fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]], *, address
     start_ray(address)
     import ray
 
-    remote = ray.remote(num_cpus=cpus)(fn)
-    return list(ray.get([remote.remote(*job) for job in jobs]))
+    remote = ray.remote(num_cpus=cpus)(_in_folder)
+    return list(ray.get([remote.remote(os.getcwd(), fn, *job) for job in jobs]))

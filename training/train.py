@@ -620,7 +620,8 @@ def train(
                     f"--resume: {run}'s checkpoint is {old}, an SB3 zip written by an earlier Parlour: loading it "
                     "unpickles it, which can run code stored in the file. Pass --trust-pickle if you trust it"
                 )
-            _check_checkpoint_config(run, cfg)
+            _check_resumable(run, config_changes(read_saved_config(run), cfg))  # what the caller asks to change
+            _check_checkpoint_config(run, cfg)  # what the folder's files disagree on
         cfg = prepare_run(cfg, run, resume, command, overwrite)
         prepared = not resume
         session = Session(resume, progress, final_eval, trust_pickle, clone_only)
@@ -628,7 +629,7 @@ def train(
     except (TrainingStopped, KeyboardInterrupt):
         raise  # the folder stays: --resume continues it
     except BaseException:
-        if prepared and not _has_work(run):
+        if prepared and not _has_work_or_damage(run):
             _clear_run(run)  # a new run that failed with nothing to keep: what it wrote goes
             if created:
                 lock.release()
@@ -663,6 +664,15 @@ def _check_checkpoint_config(run: Path, cfg: TrainConfig) -> None:
 def has_checkpoint_folder(run: Path) -> bool:
     """Whether the run holds this Parlour's (pickle-free) resume checkpoint."""
     return is_checkpoint(run / "checkpoints" / CHECKPOINT_NAME)
+
+
+def _has_work_or_damage(run: Path) -> bool:
+    """:func:`_has_work`, counting a damaged checkpoint as work (a failed run's cleanup never deletes one, and never
+    hides the error that ended the run behind the checkpoint's)."""
+    try:
+        return _has_work(run)
+    except ValueError:  # CheckpointError: something is there
+        return True
 
 
 def _has_work(run: Path) -> bool:

@@ -9,6 +9,7 @@ new command is a module like theirs and one entry in :data:`COMMANDS`.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -102,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.argv = argv
+    # The processes ours start (multiprocessing's spawn and forkserver children: SubprocVecEnv, the seed pool of
+    # `parlour baselines`) bootstrap with the current folder first on sys.path, where a stray module beside a
+    # handed-over run would shadow a real one; Python 3.11+ leaves it off when this is set (inherited by children).
+    os.environ.setdefault("PYTHONSAFEPATH", "1")
     previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
         result: int = args.func(args)

@@ -170,7 +170,11 @@ def _interrupted(run: Path | None) -> int:
     from parlour.training.train import checkpoint_step, is_run
 
     if run is not None and is_run(run):
-        step = checkpoint_step(run)
+        try:
+            step = checkpoint_step(run)
+        except ValueError as exc:  # a damaged checkpoint: say so rather than a traceback
+            print(f"parlour train: interrupted; {exc}", file=sys.stderr)
+            return signal_exit_status()
         kept = f"from its checkpoint at step {step:,}" if step is not None else "from the start"
         print(f"parlour train: interrupted; the run continues {kept} with: {_resume_line(run)}", file=sys.stderr)
     else:
