@@ -377,12 +377,12 @@ def resume_config(
     after = read_config(saved, overrides)
     changes = config_changes(before, after)
     _check_resumable(run, changes)
-    _check_checkpoint_config(run, after)
     if not trust_pickle:
         # a key given on the command line is confirmed: it equals the saved value (any other change of a fixed key
         # was refused just now) or is a resumable key the user set; --trust confirms them all
         given = {item.split("=", 1)[0].strip() for item in overrides}
         check_untrusted(after, str(saved), given, trust_keys=trust)
+    _check_checkpoint_config(run, after)
     validate(after)
     return after, changes
 
