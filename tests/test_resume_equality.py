@@ -103,10 +103,12 @@ def _same_run(a: Path, b: Path) -> None:
 @pytest.mark.parametrize(
     ("pool", "kind", "calls"),
     [
-        ("[{m}:Interrupter]", "signal", 500),  # Ctrl-C mid-rollout: the run stops at the next rollout's start
+        # Ctrl-C mid-rollout: the run stops at the next rollout's start
+        pytest.param("[{m}:Interrupter]", "signal", 500, marks=pytest.mark.slow),
         ("[{m}:Crasher]", "crash", 1000),  # died outright: the resume starts from the last checkpoint
         ("[{m}:Interrupter,self]", "signal", 700),  # self-play: the snapshot pool and its cadence are restored
-        ("[{m}:Crasher,self]", "crash", 800),  # a snapshot written after the checkpoint, the pruned ones kept
+        # a snapshot written after the checkpoint, the pruned ones kept
+        pytest.param("[{m}:Crasher,self]", "crash", 800, marks=pytest.mark.slow),
     ],
 )
 def test_a_stopped_and_resumed_run_equals_one_that_never_stopped(
@@ -131,6 +133,7 @@ def test_a_stopped_and_resumed_run_equals_one_that_never_stopped(
     _same_run(whole, stopped)
 
 
+@pytest.mark.slow
 def test_a_finished_run_whose_budget_is_raised_continues_as_if_it_had_that_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -149,6 +152,7 @@ def test_a_finished_run_whose_budget_is_raised_continues_as_if_it_had_that_budge
     assert _rows(whole) == _rows(raised)
 
 
+@pytest.mark.slow
 def test_a_run_on_the_jax_vector_env_resumes_as_if_it_never_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:

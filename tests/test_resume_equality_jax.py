@@ -17,6 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+#: The whole file compiles the jitted trainer once (about 30 s of CPU): the slow tier, where the other trainers' exact
+#: resumes are tested in the default one (tests/test_resume_equality.py).
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("jax")
 pytest.importorskip("optax")
 pytest.importorskip("omegaconf")  # the train extra's parts a jax run uses (no torch: it is not imported)
