@@ -101,3 +101,20 @@ def test_seed_aggregate_is_the_iqm_and_mean_with_stratified_intervals() -> None:
     assert same["iqm"] == {"value": pytest.approx(0.4), "ci": [pytest.approx(0.4), pytest.approx(0.4)]}
     with pytest.raises(ValueError, match="runs × tasks"):
         seed_aggregate(np.array([0.1, 0.2]))
+
+
+@pytest.mark.parametrize("p", [0.1, 0.3])
+def test_the_deal_clustered_interval_covers_at_the_fewest_deals_it_is_printed_for(p: float) -> None:
+    """The paired per-deal difference of two policies as good as each other (true difference 0), each deal's win
+    chances drawn per deal (the deal effect) and 4 seated games a deal: at ``MIN_DEALS_FOR_INTERVAL`` deals the
+    printed 95% interval covers about as it says (0.89-0.95 measured; 300 samples give about ±0.013 of noise)."""
+    from parlour.training.stats import MIN_DEALS_FOR_INTERVAL, clustered_interval
+
+    rng = np.random.default_rng(2)
+    reps, kappa, hits = 300, 2.0, 0
+    for _ in range(reps):
+        qa, qb = rng.beta(p * kappa, (1 - p) * kappa, size=(2, MIN_DEALS_FOR_INTERVAL))
+        x = rng.binomial(4, qa) / 4 - rng.binomial(4, qb) / 4
+        lo, hi = clustered_interval(x, proportion=False)
+        hits += lo <= 0 <= hi
+    assert hits / reps >= 0.87

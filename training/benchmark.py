@@ -32,7 +32,7 @@ from parlour.training.scenarios import (
     rows,
     scenario,
 )
-from parlour.training.stats import CLUSTER_METHOD, clustered_interval
+from parlour.training.stats import CLUSTER_METHOD, MIN_DEALS_FOR_INTERVAL, clustered_interval
 
 BenchmarkError = ScenarioError
 
@@ -104,15 +104,19 @@ def provenance(spec: str, policy: Policy) -> dict[str, Any]:
 def paired_rows(ours: dict[str, Any], theirs: dict[str, Any], label: str) -> list[str]:
     """Markdown rows of the paired per-deal difference (ours − theirs) of every policy of ``ours`` against every
     policy of ``theirs``, at each table both played, on the deals both played (the same deal set: the first deals
-    of a set are the same whatever the count), with its deal-clustered interval."""
+    of a set are the same whatever the count), with its deal-clustered interval -- none on fewer than
+    :data:`~parlour.training.stats.MIN_DEALS_FOR_INTERVAL` deals, where it would not hold its coverage."""
     n = ours["num_players"]
     mine = {(m["policy"], m["opponent"]): m for m in ours["matchups"]}
     other = {(m["policy"], m["opponent"]): m for m in theirs["matchups"]}
     opponents = [o for o in dict.fromkeys(m["opponent"] for m in ours["matchups"]) if any(k[1] == o for k in other)]
     if not opponents:
         return []
+    deals = min(len(m["deal_wins"]) for m in ours["matchups"])
+    shown = deals >= MIN_DEALS_FOR_INTERVAL
+    method = CLUSTER_METHOD if shown else f"no interval on {deals} deals"
     lines = [
-        f"Paired difference, ours − {label} (win rate on the same deals; {CLUSTER_METHOD}):",
+        f"Paired difference, ours − {label} (win rate on the same deals; {method}):",
         "",
         "| policy − row | " + " | ".join(f"vs {o}" for o in opponents) + " |",
         "|---|" + "---|" * len(opponents),
@@ -127,6 +131,9 @@ def paired_rows(ours: dict[str, Any], theirs: dict[str, Any], label: str) -> lis
                 a, b = (np.asarray(t[(x, o)]["deal_wins"], float) / n for t, x in ((mine, p), (other, q)))
                 k = min(len(a), len(b))
                 diff = a[:k] - b[:k]
+                if not shown:
+                    cells.append(f"{diff.mean():+.3f}")
+                    continue
                 lo, hi = clustered_interval(diff, proportion=False)
                 cells.append(f"{diff.mean():+.3f} ({lo:+.3f}–{hi:+.3f})")
             lines.append(f"| {p} − {q} | " + " | ".join(cells) + " |")
@@ -183,17 +190,23 @@ def run_benchmark(
         "scenario": {**dataclasses.asdict(sc), "deals_in_set": full, "partial": partial},
         "provenance": {p.name: provenance(s, p) for s, p in zip(specs, policies, strict=True)},
     }
+    shown = sc.deals >= MIN_DEALS_FOR_INTERVAL
     lines = [
         f"{env_name} (version {report['env_version']}), benchmark scenario set {version}: {sc.num_players} players, "
         f"deal set {sc.deal_set}, {sc.deals} deals × {sc.num_players} seats = {sc.deals * sc.num_players} games per "
-        f"cell; parlour {report['package_version']}. Win rate with its {CLUSTER_METHOD}.",
+        f"cell; parlour {report['package_version']}. Win rate" + (f" with its {CLUSTER_METHOD}." if shown else "."),
     ]
     if partial:
         lines.append(
             f"PARTIAL RUN: the first {sc.deals} of the scenario's {full} deals (--deals). Only the full scenario is "
             "comparable with BASELINES.md; the differences below are paired on these deals alone."
         )
-    lines += ["", *header(report), *rows(report)]
+    if not shown:
+        lines.append(
+            f"No intervals: {sc.deals} deals are too few for a deal-clustered interval to hold its 95% coverage (it "
+            f"needs at least {MIN_DEALS_FOR_INTERVAL} deals); these figures describe these deals alone."
+        )
+    lines += ["", *header(report), *rows(report, intervals=shown)]
     if pub is not None:
         lines.append("")
         if pub.get("scenario_set") == version:

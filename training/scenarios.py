@@ -121,18 +121,21 @@ def benchmark_report(
     return report
 
 
-def cell(m: dict[str, Any]) -> str:
-    """A BASELINES table cell: win rate and its deal-clustered 95% interval."""
+def cell(m: dict[str, Any], interval: bool = True) -> str:
+    """A BASELINES table cell: win rate and its deal-clustered 95% interval (``interval=False``: the rate alone)."""
+    if not interval:
+        return f"{m['win_rate']:.3f}"
     return f"{m['win_rate']:.3f} ({m['win_ci'][0]:.3f}–{m['win_ci'][1]:.3f})"
 
 
-def rows(report: dict[str, Any], policies: Sequence[str] | None = None) -> list[str]:
-    """BASELINES-format Markdown rows (``| policy | cell | cell | cell |``) for ``policies`` of a report."""
+def rows(report: dict[str, Any], policies: Sequence[str] | None = None, *, intervals: bool = True) -> list[str]:
+    """BASELINES-format Markdown rows (``| policy | cell | cell | cell |``) for ``policies`` of a report
+    (``intervals=False``: the rates alone, for runs on too few deals)."""
     cells = {(m["policy"], m["opponent"]): m for m in report["matchups"]}
     opponents = list(dict.fromkeys(m["opponent"] for m in report["matchups"]))
     out = []
     for p in policies if policies is not None else list(report["policies"]):
-        out.append(f"| {p} | " + " | ".join(cell(cells[(p, o)]) for o in opponents) + " |")
+        out.append(f"| {p} | " + " | ".join(cell(cells[(p, o)], intervals) for o in opponents) + " |")
     return out
 
 
