@@ -288,6 +288,16 @@ def refuse_mismatch(run: Path, state: Reuse, what: str, remedy: str) -> None:
         )
 
 
+def train_or_reuse(cfg: Any, run: Path, state: Reuse, command: str) -> dict[str, Any]:
+    """A reused run's metrics (``state``: what :func:`run_reuse` found), training it first unless it is finished:
+    afresh, or resumed toward the config's budget. No final evaluation: the track evaluates every seed itself."""
+    from parlour.training.train import train
+
+    if state.state == "finished":
+        return run_metrics(run)
+    return train(cfg, run, resume=state.state == "resume", command=command, progress=False, final_eval=False)
+
+
 def run_metrics(run: Path) -> dict[str, Any]:
     """A finished run's ``metrics.json``, refused in one line naming it unless it is a mapping."""
     metrics = read_json(run / "metrics.json", "metrics file")
@@ -317,23 +327,14 @@ def _train_seed(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
     """Train one seed in its run folder (resuming one left by an interrupted run of the same config) and export its
     policy file."""
     from parlour.training.config import load_config
-    from parlour.training.train import POLICY_STEM, train
+    from parlour.training.train import POLICY_STEM
 
     env_name, config_path, seed, root, folder = job
     cfg = load_config(config_path, [f"seed={seed}"])
     run = Path(root) / "runs" / "baselines" / env_name / f"seed{seed}"
     state = _fresh_or_reused(run, cfg, f"seed {seed}")
-    if state.state == "finished":
-        metrics = run_metrics(run)  # trained before from this config: only its export was missing
-    else:
-        metrics = train(
-            cfg,
-            run,
-            resume=state.state == "resume",
-            command=f"parlour baselines {env_name} (seed {seed})",
-            progress=False,
-            final_eval=False,
-        )
+    # a finished run was trained before from this config: only its export was missing
+    metrics = train_or_reuse(cfg, run, state, f"parlour baselines {env_name} (seed {seed})")
     src = run / f"{POLICY_STEM}.json"
     spec = read_spec(src)
     save_policy(seed_path(env_name, seed, Path(folder)), read_weights(src, spec), spec)

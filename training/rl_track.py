@@ -47,6 +47,7 @@ from parlour.training.baselines_table import (
     refuse_mismatch,
     reuse,
     run_metrics,
+    train_or_reuse,
     write_baselines_md,
 )
 from parlour.training.scenarios import benchmark_report, scenario
@@ -105,23 +106,12 @@ def run_reuse(run: Path, cfg: Any) -> Reuse:
 def _train_run(job: tuple[Any, ...]) -> dict[str, Any]:
     """Train (or resume) one family × seed in its run folder; a finished run of the same config is kept as it is.
     ``job``: ``(env, config, root, seed, run folder[, overrides])``."""
-    from parlour.training.train import train
-
     env_name, config, _, seed, run_path = job[:5]
     cfg = _job_config(job)
     run = Path(run_path)
-    state = run_reuse(run, cfg)
-    if state.state == "finished":
-        metrics = run_metrics(run)
-    else:
-        metrics = train(
-            cfg,
-            run,
-            resume=state.state == "resume",
-            command=f"parlour baselines --track rl {env_name} ({config}, seed {seed})",
-            progress=False,
-            final_eval=False,
-        )
+    metrics = train_or_reuse(
+        cfg, run, run_reuse(run, cfg), f"parlour baselines --track rl {env_name} ({config}, seed {seed})"
+    )
     return {"run": run_path, "train_wall_seconds": metrics.get("train_wall_seconds")}
 
 
