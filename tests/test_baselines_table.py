@@ -327,7 +327,7 @@ def test_wall_times_print_seconds_under_a_minute_never_zero_minutes(seconds: flo
     assert minutes(seconds) == printed
 
 
-def test_the_at_a_glance_table_reads_each_part_at_the_heuristics_table() -> None:
+def test_the_at_a_glance_table_headlines_the_held_out_table_and_reads_each_against_its_parity() -> None:
     from parlour.training.baselines_table import _results, at_a_glance
 
     CHECKPOINTS = ROOT / "baselines" / "checkpoints"  # the clone's, as `parlour baselines` reads them
@@ -335,18 +335,20 @@ def test_the_at_a_glance_table_reads_each_part_at_the_heuristics_table() -> None
     results = {k: v for k, v in _results(CHECKPOINTS).items() if k == "six_suspects_v0"}
     rl = results["six_suspects_v0"]["rl"]
     distilled = results["six_suspects_v0"]["distilled"]
-    row = next(line for line in at_a_glance(results) if line.startswith("| six_suspects_v0 |"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    for i, family in enumerate(rl["families"]):
-        agg = rl["families"][family]["per_table"]["six_suspects_heuristic"]["iqm"]
-        assert cells[2 + i].startswith(f"{agg['value']:.3f} ({agg['ci'][0]:.3f}–{agg['ci'][1]:.3f}), 5 seeds")
-    assert cells[-4].startswith(
-        f"{distilled['seed_aggregate']['per_table']['six_suspects_heuristic']['iqm']['value']:.3f}"
-    )
-    heuristic = {(m["policy"], m["opponent"]): m["win_rate"] for m in rl["matchups"]}
-    assert cells[-3].startswith(f"{heuristic[('six_suspects_heuristic', 'six_suspects_heuristic')]:.3f}")
-    assert cells[-2].startswith(f"{heuristic[('six_suspects_expert', 'six_suspects_heuristic')]:.3f}")
-    assert cells[-1] == "0.250"
+    rows = [line for line in at_a_glance(results) if line.startswith("| six_suspects_v0 |")]
+    # the expert's table, which neither rl family trained at, comes first; then the heuristic's, a training table
+    assert [r.split("|")[3].strip() for r in rows] == ["expert's (held out)", "heuristic's (training)"]
+    rates = {(m["policy"], m["opponent"]): m["win_rate"] for m in rl["matchups"]}
+    for row, table in zip(rows, ("six_suspects_expert", "six_suspects_heuristic"), strict=True):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        for i, family in enumerate(rl["families"]):
+            agg = rl["families"][family]["per_table"][table]["iqm"]
+            assert cells[3 + i].startswith(f"{agg['value']:.3f} ({agg['ci'][0]:.3f}–{agg['ci'][1]:.3f}), 5 seeds")
+        assert cells[-4].startswith(f"{distilled['seed_aggregate']['per_table'][table]['iqm']['value']:.3f}")
+        assert cells[-3].startswith(f"{rates[('six_suspects_heuristic', table)]:.3f}")
+        assert cells[-2].startswith(f"{rates[('six_suspects_expert', table)]:.3f}")
+        # parity: a copy of the table's own bot at its table (not chance: 6 Suspects shares its wins)
+        assert cells[-1] == f"{rates[(table, table)]:.3f}" != "0.250"
     # a game whose rl track is not stored yet says so rather than leaving a number out silently
     only_distilled = {
         "six_suspects_v0": {"distilled": distilled},

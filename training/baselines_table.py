@@ -695,17 +695,21 @@ def at_a_glance(results: dict[str, dict[str, dict[str, Any]]], folder: Path | No
     lines = [
         "## At a glance: learning from scratch against the distilled ceiling",
         "",
-        "Each game's win rate at the table of its heuristic bot (every other seat the heuristic), from the sections "
-        "below: the rl track's families (learned from the environment alone) and the distilled track (the expert "
-        f"imitated, its inference among the inputs), as IQM over training seeds ({SEED_METHOD}); the heuristic's and "
-        f"the expert's own win rates at that table ({CLUSTER_METHOD}); chance is 1/players. The gap from the rl "
-        "columns to the expert's is the benchmark's headroom for an RL algorithm. Regenerated with the game "
-        "sections (`parlour baselines --render-only` rewrites it from the stored results).",
+        "Each game's win rates first at the table the rl track never trained at -- the expert's (every other seat the "
+        "expert bot; both rl families train at the random and heuristic tables) -- then at the heuristic's, a "
+        "training table. From the sections below: the rl track's families (learned from the environment alone) and "
+        "the distilled track (the expert imitated, its inference among the inputs), as IQM over training seeds "
+        f"({SEED_METHOD}); the heuristic's and the expert's own win rates at that table ({CLUSTER_METHOD}). The "
+        "**parity** column is the rate a copy of the table's bot wins there (one seat among its copies): the "
+        "reference a policy is read against at that table. It replaces chance (1/players), which misleads where "
+        "wins are shared (6 Suspects: every seat that votes for a culprit wins) or where nobody may win (Elevenses). "
+        "The gap from the rl columns to the expert's is the benchmark's headroom for an RL algorithm. Regenerated "
+        "with the game sections (`parlour baselines --render-only` rewrites it from the stored results).",
         "",
-        "| game | scenario | "
+        "| game | scenario | table | "
         + " | ".join(f"rl `{f}`" for f in families)
-        + " | distilled | heuristic | expert | chance |",
-        "|---|---|" + "---|" * len(families) + "---|---|---|---:|",
+        + " | distilled | heuristic | expert | parity |",
+        "|---|---|---|" + "---|" * len(families) + "---|---|---|---|",
     ]
     for env, parts in games:
         try:
@@ -718,7 +722,8 @@ def at_a_glance(results: dict[str, dict[str, dict[str, Any]]], folder: Path | No
 
 
 def _glance_row(env: str, parts: dict[str, dict[str, Any]], families: list[str], iqm: Any) -> list[str]:
-    """One game's row of :func:`at_a_glance` (none without both reference bots)."""
+    """One game's rows of :func:`at_a_glance`: the expert's table (held out from the rl track's training), then the
+    heuristic's (none without both reference bots)."""
     any_part = parts.get("rl") or parts["distilled"]
     refs = _reference_bots(list(any_part["policies"]))
     if refs is None:
@@ -726,25 +731,30 @@ def _glance_row(env: str, parts: dict[str, dict[str, Any]], families: list[str],
     h, e = refs
     cells = {(m["policy"], m["opponent"]): m for m in any_part["matchups"]}
     rl = parts.get("rl")
-    rl_cells = [
-        iqm(rl["families"][f]["per_table"][h], len(rl["families"][f]["seeds"]))
-        if rl is not None and f in rl["families"]
-        else "not trained yet"
-        for f in families
-    ]
     d = parts.get("distilled")
-    distilled = (
-        iqm(d["seed_aggregate"]["per_table"].get(h), len(d["seeds"]))
-        if d is not None and d.get("seed_aggregate")
-        else "—"
-    )
     sets = sorted({p["scenario_set"] for p in parts.values() if "scenario_set" in p and p.get("matchups")})
-    return [
-        f"| {env} | {', '.join(sets)} | "
-        + " | ".join(rl_cells)
-        + f" | {distilled} | {cell(cells[(h, h)])} | {cell(cells[(e, h)])} | "
-        f"{1 / any_part['num_players']:.3f} |"
-    ]
+    out = []
+    for table, label in ((e, "expert's (held out)"), (h, "heuristic's (training)")):
+        if (table, table) not in cells:  # a scenario without that table (a small test project's)
+            continue
+        rl_cells = [
+            iqm(rl["families"][f]["per_table"][table], len(rl["families"][f]["seeds"]))
+            if rl is not None and f in rl["families"]
+            else "not trained yet"
+            for f in families
+        ]
+        distilled = (
+            iqm(d["seed_aggregate"]["per_table"].get(table), len(d["seeds"]))
+            if d is not None and d.get("seed_aggregate") and d["seed_aggregate"]["per_table"].get(table)
+            else "—"
+        )
+        out.append(
+            f"| {env} | {', '.join(sets)} | {label} | "
+            + " | ".join(rl_cells)
+            + f" | {distilled} | {cell(cells[(h, table)])} | {cell(cells[(e, table)])} | "
+            f"{cells[(table, table)]['win_rate']:.3f} |"
+        )
+    return out
 
 
 def render(folder: Path) -> str:
