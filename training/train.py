@@ -86,17 +86,13 @@ class RunFinished(RunError):
         )
 
 
-class _StopNow(Exception):  # noqa: N818 - a control-flow signal, not an error
-    """Raised by the signal handler inside a periodic evaluation, which is then abandoned."""
-
-
 class _Stop:
-    """SIGINT/SIGTERM while training: the step finishes, the checkpoint is written, the run stops. A second
-    Ctrl-C stops at once (without saving). Only the main thread can take signals; elsewhere this does nothing."""
+    """SIGINT/SIGTERM while training: noted here; the trainer finishes the rollout and update (or evaluation) under way,
+    writes the checkpoint and stops at the next boundary. A second Ctrl-C stops at once (without saving: the run
+    resumes from its last checkpoint). Only the main thread can take signals; elsewhere this does nothing."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
-        self.in_evaluation = False
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> _Stop:
@@ -113,8 +109,6 @@ class _Stop:
         if self.signum is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt
         self.signum = signum
-        if self.in_evaluation:
-            raise _StopNow
 
 
 def evaluations(run: Path) -> list[dict[str, Any]]:
