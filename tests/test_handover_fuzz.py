@@ -3,7 +3,7 @@
 NaN, resolvers), and ``parlour train --resume`` must either run exactly the run that was checkpointed or refuse in
 one line -- and never import, connect or delete.
 
-The default suite tries every key with one hostile value (chosen round-robin); ``-m slow`` tries every value."""
+The default suite tries every key with one hostile value (chosen round-robin); ``-m slow`` tries the other values."""
 
 from __future__ import annotations
 
@@ -209,17 +209,14 @@ def _run_case(
         assert _digest(run) == before, f"{what}: a refused resume changed the folder"
 
 
-@pytest.mark.parametrize(("file", "key", "index"), _cases(full=False))
+def _all_cases() -> list[Any]:
+    """One hostile value per key in the default suite; every other value in the slow tier."""
+    quick = _cases(full=False)
+    return [*quick, *(pytest.param(*c, marks=pytest.mark.slow) for c in _cases(full=True) if c not in quick)]
+
+
+@pytest.mark.parametrize(("file", "key", "index"), _all_cases())
 def test_a_handed_over_folder_runs_what_was_checkpointed_or_refuses_in_one_line(
-    finished: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-    file: str, key: str, index: int,
-) -> None:  # fmt: skip
-    _run_case(finished, tmp_path, monkeypatch, capsys, file, key, index)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("file", "key", "index"), _cases(full=True))
-def test_every_hostile_value_of_every_key(
     finished: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
     file: str, key: str, index: int,
 ) -> None:  # fmt: skip

@@ -335,16 +335,6 @@ def _saved_path(run: Path) -> Path:
     return saved
 
 
-def saved_config(run: Path, trusted: bool = False) -> TrainConfig:
-    """The resolved config a run was started with (``RUN/config.yaml``, overrides included), validated like any
-    other; unless ``trusted``, it may not grant ``trust_pickle`` nor set any value of
-    :data:`~parlour.training.config.UNTRUSTED_KEYS` that reaches beyond the folder (a run folder may come from
-    anyone)."""
-    from parlour.training.config import load_config
-
-    return load_config(_saved_path(run), trusted=trusted)
-
-
 def read_saved_config(run: Path) -> TrainConfig:
     """A run's ``config.yaml``, typed but not validated: nothing it names is imported or reached (for comparing a
     run's config with another, e.g. before reusing a finished run)."""
@@ -527,7 +517,8 @@ def prepare_run(cfg: TrainConfig, run: Path, resume: bool, command: str, overwri
     if resume:
         _check_no_links(run)
         changes = config_changes(read_saved_config(run), cfg)  # cfg was read and checked by the caller
-        _check_resumable(run, changes)
+        _check_resumable(run, changes)  # what the caller asks to change
+        _check_checkpoint_config(run, cfg)  # what the folder's own files disagree on
         if changes:
             atomic_write(saved, to_yaml(cfg))  # the next resume continues with these values
             note = ", ".join(f"{k} {old} -> {new}" for k, (old, new) in changes.items())
@@ -614,8 +605,6 @@ def train(
                     f"--resume: {run}'s checkpoint is {old}, an SB3 zip written by an earlier Parlour: loading it "
                     "unpickles it, which can run code stored in the file. Pass --trust-pickle if you trust it"
                 )
-            _check_resumable(run, config_changes(read_saved_config(run), cfg))  # what the caller asks to change
-            _check_checkpoint_config(run, cfg)  # what the folder's files disagree on
         cfg = prepare_run(cfg, run, resume, command, overwrite)
         prepared = not resume
         session = Session(resume, progress, final_eval, trust_pickle, clone_only)
