@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-#: The fewest deals a deal-clustered interval is printed for (simulated coverage of the paired difference at 30
-#: deals: 0.89-0.95 over the settings of ``tests/test_stats.py``; at 5 deals 0.87-0.92 with far wider swings).
+#: The fewest deals a deal-clustered interval is printed for: ``tests/test_stats.py`` simulates the paired
+#: difference's coverage at this many deals and requires at least 0.87 of the nominal 0.95.
 MIN_DEALS_FOR_INTERVAL = 30
 
 #: z for a two-sided 95% interval.
