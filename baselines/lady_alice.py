@@ -26,7 +26,7 @@ from parlour.envs.lady_alice import rules
 from parlour.envs.lady_alice.env import observation_layout
 from parlour.envs.layout import keyword_for_size
 
-GAMES = ("lady_alice_v1", "lady_alice_v0")
+GAMES = ("lady_alice_v2", "lady_alice_v1", "lady_alice_v0")
 C, K, P = rules.NUM_CLUES, rules.NUM_CATEGORIES, rules.PER_CATEGORY
 
 

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 ENVIRONMENTS: dict[str, str] = {
     "six_suspects_v0": "parlour.envs.six_suspects_v0",
     "goes_to_eleven_v0": "parlour.envs.goes_to_eleven_v0",
-    "lady_alice_v1": "parlour.envs.lady_alice_v1",
-    "lady_alice_v0": "parlour.envs.lady_alice_v0",  # the previous version, kept for the policies trained on it
+    "lady_alice_v2": "parlour.envs.lady_alice_v2",
+    "lady_alice_v1": "parlour.envs.lady_alice_v1",  # previous versions, kept for the policies trained on them
+    "lady_alice_v0": "parlour.envs.lady_alice_v0",
     "elevenses_v0": "parlour.envs.elevenses_v0",
 }
 

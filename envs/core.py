@@ -128,6 +128,13 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
     state_layout: ClassVar[Layout]
     #: The driver's turn cap when ``max_turns`` is not given (``None``: the rules end every game).
     default_max_turns: ClassVar[int | None] = None
+    #: Whether the rules' own cap (the rules state's ``truncated``) scores the game. The ruling (RULINGS.md, general):
+    #: a cap that scores the game is part of the game and ends it as a PettingZoo *termination* -- a trainer must
+    #: not bootstrap a value on top of a final score; a cap that leaves it unscored (every reward 0) is a truncation.
+    cap_scores: ClassVar[bool] = False
+    #: ``False`` only in versions published before that ruling (``lady_alice_v0``/``v1``): their scored cap stays a
+    #: truncation, as the policies trained on them saw it.
+    scored_cap_terminates: ClassVar[bool] = True
 
     game: S
 
@@ -412,8 +419,8 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         game = self.game
         player = game.current_player
         if player < 0:
-            # A game's own turn cap ends it as a truncation (the rules then set ``truncated``).
-            self._finish(truncated=game.truncated)
+            # The rules' own cap (they set ``truncated``): a truncation unless it scores the game (the ruling above).
+            self._finish(truncated=game.truncated and not (self.cap_scores and self.scored_cap_terminates))
         elif self.max_turns is not None and game.turns >= self.max_turns:
             self._finish(truncated=True)  # nobody won or lost: no reward
         else:
@@ -470,6 +477,9 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
     def _finish(self, truncated: bool, offender: str | None = None) -> None:
         outcome = self.outcome()
         outcome["truncated"] = truncated
+        if self.cap_scores and self.scored_cap_terminates:
+            # the cap's end is a termination here: the outcome still says whether the cap ended the game
+            outcome["capped"] = bool(getattr(self.game, "truncated", False))
         if offender is not None:
             outcome["illegal_action"] = {"agent": offender}
         self._final_outcome = outcome

@@ -1,4 +1,4 @@
-"""Lady Alice's batched bots (:mod:`parlour.baselines.jax_bots`), for ``lady_alice_v1`` and ``lady_alice_v0``.
+"""Lady Alice's batched bots (:mod:`parlour.baselines.jax_bots`), for ``lady_alice_v2``, ``v1`` and ``v0``.
 
 - ``lady_alice_heuristic``: the scalar heuristic (:class:`parlour.baselines.lady_alice.LadyAliceHeuristic`) in array
   code -- each clue rated by the mean share of smiles of the suspicions naming it (0.5 when never named, 0 when

@@ -32,7 +32,8 @@ CORES: dict[str, str] = {
     "six_suspects_v0": "parlour.envs.jax_core.six_suspects",
     "goes_to_eleven_v0": "parlour.envs.jax_core.goes_to_eleven",
     "elevenses_v0": "parlour.envs.jax_core.elevenses",
-    "lady_alice_v1": "parlour.envs.jax_core.lady_alice",
+    "lady_alice_v2": "parlour.envs.jax_core.lady_alice",
+    "lady_alice_v1": "parlour.envs.jax_core.lady_alice_v1",
     "lady_alice_v0": "parlour.envs.jax_core.lady_alice_v0",
 }
 

@@ -1,8 +1,9 @@
 """Lady Alice as a batched, jittable core (:mod:`parlour.envs.jax_core`): the rules of
-:mod:`parlour.envs.lady_alice.rules` (``lady_alice_v1``) as pure functions of a fixed-shape state, for every player
+:mod:`parlour.envs.lady_alice.rules` (``lady_alice_v2``) as pure functions of a fixed-shape state, for every player
 count (3–5) and every rule keyword (``max_rounds`` 1–1000, ``no_notes``, ``start_seat``, ``reward`` in each of its
-modes, ``accusation_covers``, the driver's ``max_turns``). Nothing is refused. ``lady_alice_v0``'s core
-(:mod:`parlour.envs.jax_core.lady_alice_v0`) is this one with ``accusation_covers=False`` by default.
+modes, ``accusation_covers``, the driver's ``max_turns``). Nothing is refused. ``lady_alice_v1``'s core
+(:mod:`parlour.envs.jax_core.lady_alice_v1`) is this one with the round cap signalled as a truncation, and
+``lady_alice_v0``'s (:mod:`parlour.envs.jax_core.lady_alice_v0`) that with ``accusation_covers=False`` by default.
 
 What differs structurally from the scalar implementation:
 
@@ -44,8 +45,9 @@ What differs structurally from the scalar implementation:
   always 0).
 - **Legal actions only.** ``step`` assumes a legal action (the learner masks; the opponents choose among legal
   actions); the scalar env's ``illegal_action`` keyword has no counterpart.
-- The rules' own turn cap (``max_rounds``) ends a game as a truncation scored without the accusation bonus (the
-  rewards paid), as the scalar rules do; the driver's ``max_turns`` (suspicion rounds) truncates with no reward.
+- The rules' own turn cap (``max_rounds``) ends a game scored without the accusation bonus (the rewards paid), as
+  the scalar rules do: a termination (``lady_alice_v2``; a truncation in v1 and v0, as their envs signal it); the
+  driver's ``max_turns`` (suspicion rounds) truncates with no reward.
 """
 
 from __future__ import annotations
@@ -68,7 +70,9 @@ from parlour.envs.lady_alice.env import (
     state_layout,
 )
 
-ENV_ID = "lady_alice_v1"
+ENV_ID = "lady_alice_v2"
+#: The env ids whose scored round cap ends a game as a truncation (published before the ruling that it terminates).
+CAP_TRUNCATES = frozenset({"lady_alice_v1", "lady_alice_v0"})
 C = rules.NUM_CLUES
 K = rules.NUM_CATEGORIES
 P = rules.PER_CATEGORY
@@ -158,12 +162,13 @@ def _divided(count: int, by: int) -> np.ndarray:
 
 
 def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None = None, **options: Any) -> Core:
-    """The core for ``num_players`` seats and the rule keywords ``options`` (those of ``lady_alice_v1``)."""
+    """The core for ``num_players`` seats and the rule keywords ``options`` (those of ``lady_alice_v2``)."""
     return build(ENV_ID, num_players, max_turns, options)
 
 
 def build(env_id: str, num_players: int, max_turns: int | None, options: dict[str, Any]) -> Core:
-    """The core of ``env_id`` (``lady_alice_v1`` or ``lady_alice_v0``: the same rules, the keywords given)."""
+    """The core of ``env_id`` (``lady_alice_v2``, ``v1`` or ``v0``: the same rules, the keywords given; the round
+    cap a termination in v2, a truncation in the others)."""
     for (name, value), why in REFUSED.items():
         if options.get(name) == value:
             raise ValueError(f"lady_alice jax core: {name}={value!r} is not supported ({why}); use the scalar env")
@@ -175,6 +180,7 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
     need = rules.smiles_needed(n)
     acc_len = K - (n == 3)  # clues an accusation names
     covers = opts.accusation_covers
+    cap_truncates = env_id in CAP_TRUNCATES
     notes = not opts.no_notes
     i32, f32, u32 = jnp.int32, jnp.float32, jnp.uint32
 
@@ -431,6 +437,8 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
         over = phase == OVER
         terminated = over & ~game_truncated
         truncated = game_truncated
+        if not cap_truncates:  # the cap scores the game: a termination (CAP_TRUNCATES)
+            terminated, truncated = over, jnp.bool_(False)
         if max_turns is not None:
             truncated = truncated | (~over & (rounds >= max_turns))
         new = State(
@@ -725,6 +733,6 @@ def from_rules(game: rules.LadyAliceState, core: Core, key: Any = None) -> State
         key=jax.random.PRNGKey(0) if key is None else key,
         current_player=jnp.int32(-1 if over else game.current),
         rewards=jnp.zeros(n, jnp.float32),
-        terminated=jnp.bool_(over and not game.truncated),
-        truncated=jnp.bool_(over and game.truncated),
+        terminated=jnp.bool_(over and not (game.truncated and core.env_id in CAP_TRUNCATES)),
+        truncated=jnp.bool_(over and game.truncated and core.env_id in CAP_TRUNCATES),
     )

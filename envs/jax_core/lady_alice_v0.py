@@ -1,7 +1,7 @@
 """Lady Alice, version 0 (``lady_alice_v0``) as a batched, jittable core: :mod:`parlour.envs.jax_core.lady_alice`
 with ``accusation_covers=False`` by default, as :mod:`parlour.envs.lady_alice_v0` is the v1 env with that default
-(a zero-smile accusation covers nothing). Everything else -- the state, the observations, the deal, what is
-refused (nothing) -- is v1's core; see its docstring.
+(a zero-smile accusation covers nothing), and the round cap a truncation, as in v1. Everything else -- the state, the observations, the deal, what is
+refused (nothing) -- is v2's core; see its docstring.
 """
 
 from __future__ import annotations

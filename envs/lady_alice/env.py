@@ -1,6 +1,6 @@
 """The Lady Alice environment: encoding, decoding and drawing over the pure rules in ``rules.py``.
 
-See :mod:`parlour.envs.lady_alice_v1` for the user-facing documentation.
+See :mod:`parlour.envs.lady_alice_v2` for the user-facing documentation.
 """
 
 from __future__ import annotations
@@ -166,13 +166,14 @@ def _gather_index(max_rounds: int, observer: int, n: int) -> np.ndarray:
 
 
 class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
-    """PettingZoo AEC environment for Lady Alice (see ``parlour.envs.lady_alice_v1``)."""
+    """PettingZoo AEC environment for Lady Alice (see ``parlour.envs.lady_alice_v2``)."""
 
-    metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v1")
+    metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v2")
     title = "Lady Alice"
     options_class = rules.Options
     default_players = rules.DEFAULT_PLAYERS
-    env_version = 1
+    env_version = 2
+    cap_scores = rules.CAP_SCORES
     min_players = rules.MIN_PLAYERS
     max_players = rules.MAX_PLAYERS
     num_actions = rules.NUM_ACTIONS
@@ -554,8 +555,18 @@ class OptionsV0(rules.Options):
     accusation_covers: bool = False
 
 
-class LadyAliceV0Env(LadyAliceEnv):
-    """``lady_alice_v0``: the previous version (see ``parlour.envs.lady_alice_v0``)."""
+class LadyAliceV1Env(LadyAliceEnv):
+    """``lady_alice_v1``: a previous version (see ``parlour.envs.lady_alice_v1``): the round cap, which scores the
+    game, ends it as a truncation."""
+
+    metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v1")
+    title = "Lady Alice (v1: the scored round cap is a truncation)"
+    env_version = 1
+    scored_cap_terminates = False
+
+
+class LadyAliceV0Env(LadyAliceV1Env):
+    """``lady_alice_v0``: the first version (see ``parlour.envs.lady_alice_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v0")
     title = "Lady Alice (v0: zero-smile accusations cover nothing)"

@@ -53,10 +53,13 @@ MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = 3, 5, 4
 #: Each player's Deduction counters: three each of the values 0, 1, 2.
 COUNTER_VALUES = (0, 1, 2)
 COUNTERS_PER_VALUE = 3
-#: After this many suspicion rounds the game is truncated and scored without accusation bonus (ruling, choice).
+#: After this many suspicion rounds the game ends, scored without accusation bonus (ruling, choice).
 DEFAULT_MAX_ROUNDS = 40
+#: The round cap scores the game (the ruling above), so it ends the episode as a termination, not a truncation
+#: (RULINGS.md, general; ``lady_alice_v2``). ``lady_alice_v0``/``v1`` signalled it as a truncation.
+CAP_SCORES = True
 #: An accusation whose verdict shows zero smiles covers its clues, as a suspicion's does (ruling: the rulebook's "the
-#: accuser proceeds as in phase two"; ``lady_alice_v1``; ``lady_alice_v0`` did not cover them).
+#: accuser proceeds as in phase two"; ``lady_alice_v1`` on; ``lady_alice_v0`` did not cover them).
 ACCUSATION_COVERS = True
 #: Scoring bonuses (rulebook steps VII, VIII, IX and the five-player bonus).
 ALL_CLUES_BONUS, EXACT_SUSPICION_BONUS, ACCUSATION_BONUS, DOUBLED_CATEGORY_BONUS = 2, 1, 3, 2
@@ -171,7 +174,7 @@ class Options:
     """The rule keywords of Lady Alice (all validated)."""
 
     num_players: int = DEFAULT_PLAYERS
-    #: Suspicion rounds before the game is truncated and scored without accusation bonus (ruling, **choice**).
+    #: Suspicion rounds before the game ends, scored without accusation bonus (ruling, **choice**).
     max_rounds: int = DEFAULT_MAX_ROUNDS
     #: The rulebook's "taking notes is forbidden": the observation keeps no history of past verdicts.
     no_notes: bool = False
