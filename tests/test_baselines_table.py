@@ -223,7 +223,7 @@ def test_accusations_are_reported_for_lady_alice_and_refused_elsewhere(
     spec.write_text(spec.read_text() + "accusations: true\n")
     with pytest.raises(
         ConfigError,
-        match=r"accusations: true is for the games that offer the analysis \(\['lady_alice_v0', 'lady_alice_v1'\]",
+        match=r"accusations: true is for the games that offer the analysis \(\['lady_alice_v0', 'lady_alice_v1', 'lady_alice_v2'\]",
     ):
         regenerate(None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c")
     spec.unlink()

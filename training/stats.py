@@ -16,6 +16,21 @@ averaged over tasks, with the same stratified bootstrap interval.
 
 Every bootstrap draws from a fixed seed (:data:`BOOTSTRAP_SEED`), so a table is reproduced to the digit.
 
+**A cell's interval is Wilson's with a design effect** (:func:`cell_interval`, the method of every win-rate cell):
+the games of a deal are clustered, so the effective number of games is ``n / deff`` with Kish's design effect
+``deff = m * Var(deal means) / (p (1 - p))`` (``m`` games a deal), estimated with one pseudo-deal of half wins added
+so that it exists at 0 and 1, and kept in ``[1, m]``; the Wilson score interval at that size is monotone in the wins
+and sensible at 0 and 1, where a bootstrap over deals is not (0/200 wins gave an upper bound of 0.071, 1/200 0.025).
+``tests/test_stats.py`` simulates its coverage over win rates and intra-deal correlations.
+
+**Training seeds: a t-interval over seeds.** :func:`seed_interval` is the Student-t interval of the mean over
+training seeds (``seeds - 1`` degrees of freedom), valid at 3 seeds under roughly normal seed-to-seed variation,
+where a bootstrap over 3 seeds covers about 75%; simulated at the published seed counts in ``tests/test_stats.py``.
+Cross-table aggregates are means of **normalised** scores, ``(x - random) / (expert - random)`` at each table
+(:func:`normalised`), so that every table weighs the same whatever its range. :func:`paired_comparison` says whether
+a family is level with, above or below a bot at a table: the per-deal difference (the same deals), its spread over
+deals -- the bot's noise included -- and over seeds.
+
 **Too few deals get no interval.** Below :data:`MIN_DEALS_FOR_INTERVAL` deals a bootstrap over deals under-covers
 (a handful of deals with discrete win fractions): a quick partial run (``parlour benchmark --deals N``) then prints its
 figures without intervals and says why. ``tests/test_stats.py`` simulates the coverage at that size.
@@ -38,8 +53,9 @@ MIN_DEALS_FOR_INTERVAL = 30
 Z95 = 1.959963984540054
 
 
-def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a proportion (well-behaved at 0 and 1 and for small samples)."""
+def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion (well-behaved at 0 and 1 and for small samples); ``trials`` may be an
+    effective sample size (:func:`cell_interval`)."""
     if trials <= 0:
         return (0.0, 1.0)
     p = successes / trials
@@ -47,6 +63,103 @@ def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[floa
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+#: The method sentence printed beside win-rate cells.
+CELL_METHOD = (
+    "95% Wilson intervals at the effective number of games (games / design effect, Kish's, estimated from the spread "
+    "of the per-deal win rates with one pseudo-deal of half wins; the games of a deal are clustered)"
+)
+#: The method sentence printed beside aggregates over training seeds.
+SEED_T_METHOD = "mean over training seeds with a 95% Student-t interval (seeds - 1 degrees of freedom)"
+#: The method sentence printed beside normalised cross-table aggregates.
+NORMALISED_METHOD = (
+    "normalised score (x - random) / (expert - random) at each table (0: the random bot's win rate there, 1: the "
+    "expert's), averaged over tables per seed, then over seeds with a 95% Student-t interval"
+)
+#: The method sentence printed beside level / above / below.
+PAIRED_METHOD = (
+    "paired per-deal difference from the bot on the same deals; 95% interval with the deal-to-deal spread (the "
+    "bot's noise included) and the seed-to-seed spread added in quadrature, Welch-Satterthwaite degrees of freedom"
+)
+
+
+def cell_interval(deal_wins: Sequence[float], games_per_deal: int, z: float = Z95) -> tuple[float, float]:
+    """95% interval of a win rate from its per-deal wins (``deal_wins[j]`` of ``games_per_deal`` games on deal
+    ``j``): Wilson's score interval at the effective sample size ``n / deff`` (see the module docstring)."""
+    x = np.asarray(deal_wins, float)
+    m = int(games_per_deal)
+    if x.size == 0 or m < 1:
+        return (0.0, 1.0)
+    if np.any(x < 0) or np.any(x > m):
+        raise ValueError(f"cell_interval: per-deal wins must lie in [0, {m}]")
+    n = x.size * m
+    p = float(x.sum()) / n
+    deff = 1.0
+    if m > 1:
+        # one pseudo-deal of half wins: the design effect exists at 0 and 1 (no deal-to-deal spread to read there)
+        y = np.append(x / m, 0.5)
+        q = float(y.mean())
+        deff = min(max(m * float(np.var(y, ddof=1)) / (q * (1 - q)), 1.0), float(m))
+    effective = n / deff
+    return wilson_interval(p * effective, effective, z)
+
+
+def _t(df: float) -> float:
+    from scipy.stats import t
+
+    return float(t.ppf(0.5 + CONFIDENCE / 2, df))
+
+
+def seed_interval(values: Sequence[float]) -> dict[str, Any]:
+    """Mean of ``values`` (one per training seed) with its 95% Student-t interval, and the lowest and highest seed.
+    One seed: no interval (the point)."""
+    x = np.asarray(values, float)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError("seed_interval: expected one value per training seed")
+    m = float(x.mean())
+    if x.size == 1:
+        ci = [m, m]
+    else:
+        half = _t(x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
+        ci = [m - half, m + half]
+    return {"seeds": int(x.size), "value": m, "ci": ci, "min": float(x.min()), "max": float(x.max())}
+
+
+def normalised(x: np.ndarray, random: np.ndarray, expert: np.ndarray) -> np.ndarray:
+    """``(x - random) / (expert - random)`` per table (the last axis): 0 is the random bot's win rate at that table,
+    1 the expert's. A table where the two are within 0.05 cannot be normalised (``ValueError`` naming it)."""
+    r, e = np.asarray(random, float), np.asarray(expert, float)
+    span = e - r
+    if np.any(np.abs(span) < 0.05):
+        raise ValueError(f"normalised: the expert's and random's win rates are too close at a table ({e} vs {r})")
+    return (np.asarray(x, float) - r) / span
+
+
+def paired_comparison(
+    policy_deal_wins: Sequence[Sequence[float]], bot_deal_wins: Sequence[float], games_per_deal: int
+) -> dict[str, Any]:
+    """How a family (``policy_deal_wins[seed][deal]``) stands against a bot (``bot_deal_wins[deal]``) at one table,
+    on the same deals: the mean difference of win rates and its 95% interval (see :data:`PAIRED_METHOD`), and
+    ``standing``: ``"above"``/``"below"`` when the interval excludes 0, else ``"level"``."""
+    p = np.asarray(policy_deal_wins, float) / games_per_deal
+    b = np.asarray(bot_deal_wins, float) / games_per_deal
+    if p.ndim != 2 or p.shape[1] != b.shape[0] or b.shape[0] < 2:
+        raise ValueError("paired_comparison: expected seeds × deals wins and the bot's wins on the same deals")
+    d = p - b[None, :]
+    diff = float(d.mean())
+    seeds, deals = d.shape
+    var_deal = float(np.var(d.mean(axis=0), ddof=1)) / deals  # deal-to-deal: the bot's games and the policy's
+    var_seed = float(np.var(d.mean(axis=1), ddof=1)) / seeds if seeds > 1 else 0.0
+    se2 = var_deal + var_seed
+    if se2 == 0:
+        ci = [diff, diff]
+    else:
+        terms = var_deal**2 / (deals - 1) + (var_seed**2 / (seeds - 1) if seeds > 1 else 0.0)
+        half = _t(se2**2 / terms) * math.sqrt(se2)
+        ci = [diff - half, diff + half]
+    standing = "above" if ci[0] > 0 else "below" if ci[1] < 0 else "level"
+    return {"difference": diff, "ci": ci, "standing": standing}
 
 
 def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
