@@ -67,7 +67,14 @@ def test_the_jitted_trainer_trains_resumes_and_exports_a_file_the_scalar_env_pla
     metrics = train(more, run, resume=True, progress=False)
     assert metrics["finished"] and metrics["timesteps"] == 512 and metrics["session_steps"] == 256
     rows = [json.loads(line) for line in (run / "evaluations.jsonl").read_text().splitlines()]
-    assert [r["timesteps"] for r in rows] == [256, 512]
+    assert [r["timesteps"] for r in rows] == [0, 256, 512]  # the untrained network's point once, not on resume
+
+    # The step-0 point rebuilt from the run's config and seed alone is the one the run wrote.
+    from parlour.training.initial_point import initial_point
+
+    assert {k: v for k, v in initial_point(run).items() if k != "time"} == {
+        k: v for k, v in rows[0].items() if k != "time"
+    }
 
     # The policy file is the JAX network: the scalar env's player computes the same distribution.
     spec = read_spec(run / "policy.json")

@@ -159,11 +159,17 @@ def test_a_run_on_the_jax_vector_env_resumes_as_if_it_never_stopped(
     """``train.vec_env: jax``: the batch's whole state and key go into the checkpoint. The stop comes from an evaluation
     opponent (the training opponents are batched bots), during the evaluation at step 192, inside a rollout."""
     pytest.importorskip("jax")
+    from parlour.training.initial_point import initial_point
+
     jax_env = ["train.vec_env=jax", "opponents=[random]", "game.options.reward=vote"]
     whole, stopped = tmp_path / "whole", tmp_path / "stopped"
     never = f"eval.opponents=[{_opponent(tmp_path, monkeypatch, 'never_eval', 0)}:Interrupter]"
-    fires = f"eval.opponents=[{_opponent(tmp_path, monkeypatch, 'fires_eval', 5)}:Interrupter]"
     assert main(["train", str(CONFIG), *TINY, *jax_env, never, "--out", str(whole), "--no-progress"]) == 0
+    # the opponent's 5th move after those it makes in the evaluation at step 0 (rebuilt here, counting them)
+    counter = sys.modules["never_eval"].Interrupter
+    before = counter.calls
+    initial_point(whole, trust=True)
+    fires = f"eval.opponents=[{_opponent(tmp_path, monkeypatch, 'fires_eval', 5 + counter.calls - before)}:Interrupter]"
     assert main(["train", str(CONFIG), *TINY, *jax_env, fires, "--out", str(stopped), "--no-progress"]) == 130
     assert checkpoint_step(stopped) == 256  # the evaluation at 192 and the rollout to 256 finished first
     assert main(["train", "--resume", "--out", str(stopped), fires, "--no-progress"]) == 0

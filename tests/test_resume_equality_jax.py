@@ -34,7 +34,7 @@ from parlour.training.train import RunError, TrainingStopped, train  # noqa: E40
 
 RL = Path(__file__).resolve().parents[1] / "configs" / "six_suspects" / "rl.yaml"
 #: 1,024 steps in 8 updates of 128 (8 games × 16 steps) at tables of random or heuristic bots; checkpoints at 384 and
-#: 768, evaluations (one deal against random) at 256, 512, 768 and 1,024. Every run below shares one compilation
+#: 768, evaluations (one deal against random) at 0, 256, 512, 768 and 1,024. Every run below shares one compilation
 #: (configs equal but for their budget and cadence compile the same: see ``jax_ppo.PPO``), and so does
 #: test_jax_training's ``JAX_TINY`` where it runs in the same process (the same network, batch and opponents).
 TINY = (
@@ -146,17 +146,18 @@ def straight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, _
     with pytest.MonkeyPatch.context() as m:
         session.run(run, False, m)
     assert session.ended == "finished" and session.periodic_saves() == [384, 768]
-    assert [r["timesteps"] for r in _evaluations(run)] == [256, 512, 768, 1024]
+    assert [r["timesteps"] for r in _evaluations(run)] == [0, 256, 512, 768, 1024]
     yield run, session
 
 
 @pytest.mark.parametrize(
     ("where", "at", "how", "stopped_at", "rows_left"),
     [
-        ("update", 5, "signal", 640, [256, 512]),  # SIGINT during an update: it finishes, then checkpoint and stop
-        ("evaluation", 2, "signal", 512, [256, 512]),  # SIGINT during an evaluation: it finishes, then the stop
-        ("update", 6, "kill", 384, [256, 512]),  # killed after an evaluation past its last checkpoint: that goes
-        ("evaluation", 3, "kill", 768, [256, 512]),  # killed in the evaluation after a checkpoint: done again first
+        ("update", 5, "signal", 640, [0, 256, 512]),  # SIGINT during an update: it finishes, then checkpoint and stop
+        ("evaluation", 3, "signal", 512, [0, 256, 512]),  # SIGINT during an evaluation: it finishes, then the stop
+        ("evaluation", 1, "signal", 0, [0]),  # ... the one at step 0: the resume does not do it again
+        ("update", 6, "kill", 384, [0, 256, 512]),  # killed after an evaluation past its last checkpoint: that goes
+        ("evaluation", 4, "kill", 768, [0, 256, 512]),  # killed in the evaluation after a checkpoint: done again first
     ],
 )  # fmt: skip
 def test_a_stopped_or_killed_run_resumes_to_the_run_that_never_stopped(
@@ -240,4 +241,4 @@ def test_an_earlier_parlours_checkpoint_resumes_on_fresh_deals_saying_so(
     )
     assert metrics["finished"] and metrics["timesteps"] == 1280 and metrics["session_steps"] == 256
     assert f"{latest} holds no games in progress (an earlier Parlour wrote it)" in capsys.readouterr().out
-    assert [r["timesteps"] for r in _evaluations(run)] == [256, 512, 768, 1024, 1280]
+    assert [r["timesteps"] for r in _evaluations(run)] == [0, 256, 512, 768, 1024, 1280]

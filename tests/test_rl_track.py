@@ -69,12 +69,15 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
                 [row[table]["win_rate"] for row in evaluations(runs / "six_suspects" / f"{family}-seed{k}")]
                 for k in (0, 1)
             ]
-            assert t["steps"] == [128, 256]
+            assert t["steps"] == [0, 128, 256]  # the untrained policy's point, then every 128 steps
             assert np.allclose(t["iqm"], iqm(np.asarray(per_seed), axis=0))
-            assert t["auc"] == pytest.approx(area_under_curve(np.asarray([128.0, 256.0]), np.asarray(t["iqm"]), 256))
+            assert t["auc"] == pytest.approx(
+                area_under_curve(np.asarray([0.0, 128.0, 256.0]), np.asarray(t["iqm"]), 256)
+            )
             level = r["levels"]["heuristic"][table]
-            first = next((s for s, v in zip(t["steps"], t["iqm"], strict=True) if v >= level), None)
-            assert t["steps_to_level"] == first
+            # the first point at the level whose next point is at it too
+            pairs = zip(t["steps"], t["iqm"], t["iqm"][1:], strict=False)
+            assert t["steps_to_level"] == next((s for s, v, w in pairs if v >= level and w >= level), None)
 
     # The cross-play table: every seed of both families at a table of every seed.
     labels = [f"{f}@seed{k}" for f in ("ppo", "selfplay") for k in (0, 1)]
@@ -114,7 +117,7 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     changed = load_config(runs / "six_suspects" / "sweep" / "ppo.ent_coef_0.05-seed100" / "config.yaml")
     assert changed.ppo.ent_coef == 0.05 and changed.seed == 100 and changed.train.total_timesteps == 256
     for row in sweep["rows"]:
-        assert len(row["tables"]["six_suspects_heuristic"]["steps"]) == 10  # ten points of its budget
+        assert len(row["tables"]["six_suspects_heuristic"]["steps"]) == 11  # step 0 and ten points of its budget
     text = (rl_project / "BASELINES.md").read_text()
     assert "**Tuning sweep** (family `ppo`" in text and "| ppo.ent_coef=0.05 |" in text
     # the noise line: the half-widths of the stored last points' intervals, as stored

@@ -243,10 +243,10 @@ def test_periodic_evaluations_are_printed_one_line_each(tmp_path: Path, capsys: 
     argv = [*TINY, "train.total_timesteps=512", "train.eval_every=256", "eval.periodic_games=1"]
     assert main(["train", str(CONFIG), *argv, "--out", str(tmp_path / "r"), "--no-progress"]) == 0
     lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("evaluation at step")]
-    assert [x.split(" (")[0] for x in lines] == ["evaluation at step 256", "evaluation at step 512"]
+    assert [x.split(" (")[0] for x in lines] == [f"evaluation at step {k}" for k in (0, 256, 512)]
     rows = [json.loads(x) for x in (tmp_path / "r" / "evaluations.jsonl").read_text().splitlines()]
-    r = rows[0]["random"]
-    assert lines[0] == textwrap.dedent(
+    r = rows[1]["random"]
+    assert lines[1] == textwrap.dedent(
         f"evaluation at step 256 (1 deal × 4 seats = 4 games each): win rate vs random {r['win_rate']:.3f} "
         f"({r['win_ci'][0]:.3f}-{r['win_ci'][1]:.3f})"
     )
@@ -563,28 +563,48 @@ def test_a_stop_while_cloning_keeps_the_epochs_done_and_resumes_to_the_same_run(
     assert not (run / "checkpoints" / "pretrain_data").exists()  # kept in the PPO checkpoint once PPO started
 
 
-@pytest.mark.parametrize("phase", ["periodic evaluation", "final evaluation"])
+def _moves_at_step_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *overrides: str) -> int:
+    """The moves an evaluation opponent makes in a run's evaluation at step 0 (rebuilt from its config alone)."""
+    from parlour.training.config import load_config, to_yaml
+    from parlour.training.initial_point import initial_point
+
+    counter = stopper_at(tmp_path, monkeypatch, 0)  # counts its moves, never fires
+    folder = tmp_path / "counted"
+    folder.mkdir()
+    cfg = load_config(CONFIG, [*TINY, "opponents=[random]", *overrides, f"eval.opponents=[{counter}]"])
+    (folder / "config.yaml").write_text(to_yaml(cfg))
+    initial_point(folder, trust=True)
+    return int(sys.modules[counter.split(":")[0]].Interrupter.calls)
+
+
+@pytest.mark.parametrize(
+    ("phase", "step"), [("step-0 evaluation", 0), ("periodic evaluation", 128), ("final evaluation", 256)]
+)
 def test_a_stop_in_an_evaluation_leaves_a_run_that_resumes_to_the_end(
-    phase: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    phase: str, step: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = tmp_path / "run"
-    periodic = ["train.eval_every=128", "eval.periodic_games=2"] if phase == "periodic evaluation" else []
+    periodic = ["train.eval_every=128", "eval.periodic_games=2"] if phase != "final evaluation" else []
+    # the stop comes at the opponent's 5th move of the evaluation at ``step``: past its moves at step 0 for 128
+    calls = 5 + (_moves_at_step_0(tmp_path, monkeypatch, *periodic) if phase == "periodic evaluation" else 0)
     assert (
-        train(run, "train.total_timesteps=256", *periodic, f"eval.opponents=[{stopper_at(tmp_path, monkeypatch, 5)}]")
+        train(
+            run, "train.total_timesteps=256", *periodic, f"eval.opponents=[{stopper_at(tmp_path, monkeypatch, calls)}]"
+        )
         == 130
     )
     err = capsys.readouterr().err
     assert "Traceback" not in err
     last = err.strip().splitlines()[-1]
-    if phase == "periodic evaluation":
-        assert last.startswith("parlour train: stopped by SIGINT at step 128 of 256; checkpoint saved to")
+    if phase != "final evaluation":
+        assert last.startswith(f"parlour train: stopped by SIGINT at step {step} of 256; checkpoint saved to")
     else:
         assert last.startswith("parlour train: interrupted; the run continues from its checkpoint at step 256 with:")
     assert main(resume_args(err)) == 0
     assert json.loads((run / "metrics.json").read_text())["finished"] is True
-    if phase == "periodic evaluation":
-        # the evaluation the stop abandoned is done on resume, at its own step: the curve keeps every point
-        assert [r["timesteps"] for r in evaluations(run)] == [128, 256]
+    if phase != "final evaluation":
+        # the evaluation the stop came in finished first, and the resume does not do it again: every point once
+        assert [r["timesteps"] for r in evaluations(run)] == [0, 128, 256]
 
 
 def test_a_stop_at_start_up_says_nothing_was_kept(
@@ -712,4 +732,4 @@ def test_evaluations_fall_on_the_multiples_of_eval_every_across_a_resume(
     stopped = checkpoint_step(run)
     assert stopped is not None and 192 < stopped < 384  # between two points
     assert main(resume_args(capsys.readouterr().err)) == 0
-    assert [r["timesteps"] for r in evaluations(run)] == [192, 384]
+    assert [r["timesteps"] for r in evaluations(run)] == [0, 192, 384]

@@ -15,18 +15,18 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from parlour.baselines.features import field_index, lookup
 from parlour.training.config import SELF_PLAY, TrainConfig
 from parlour.training.policies import export_policy, training_record
 from parlour.training.train import (
     CHECKPOINT_NAME,
     StopAtBoundary,
-    _ModelPolicy,
     _snapshot_policy,
     _Stop,
     _write_metrics,
     evaluations,
     format_evaluation,
+    initial_rng,
+    model_policy,
     periodic_evaluation,
     save_resume_checkpoint,
 )
@@ -81,10 +81,16 @@ class PeriodicCallback(BaseCallback):
             )
             threading.Thread(target=self._tick, daemon=True).start()
         # Evaluations fall on the multiples of eval_every whatever the resumes (every seed's curve has the same
-        # points). One owed at the resumed step -- a stop during the evaluation at the checkpoint's step
+        # points), 0 among them: the policy before its first rollout (the untrained network, or the clone of a run
+        # that imitates a teacher), once per run -- a resume at step 0 whose session already wrote that point does
+        # not write it again. One owed at the resumed step -- a stop during the evaluation at the checkpoint's step
         # abandoned it, and the weights resumed are the ones it was to evaluate -- is done now.
-        self._next_eval = self._eval_after(max((r["timesteps"] for r in evaluations(self.run)), default=0))
-        if self.cfg.train.eval_every > 0 and self.num_timesteps >= self._next_eval:
+        done = [r["timesteps"] for r in evaluations(self.run)]
+        self._next_eval = self._eval_after(max(done, default=0))
+        if self.cfg.train.eval_every > 0 and self.num_timesteps == 0 and 0 not in done:
+            with initial_rng(self.cfg):  # the training draws what it would without this point
+                self._evaluate_now()
+        elif self.cfg.train.eval_every > 0 and self.num_timesteps >= self._next_eval:
             self._next_eval = self._eval_after(self.num_timesteps)
             self._evaluate_now()
 
@@ -179,13 +185,7 @@ class PeriodicCallback(BaseCallback):
         self.training_env.env_method("set_opponents", keep)
 
     def _evaluate(self) -> None:
-        keep = field_index(
-            self.env_name, self.cfg.game.num_players, self.cfg.game.options, self.cfg.ppo.observation_fields
-        )
-        policy = _ModelPolicy(
-            self.model, self.cfg.learner.deterministic, lookup(self.cfg.ppo.features, self.env_name), keep
-        )
-        row = periodic_evaluation(self.cfg, self.run, policy, self.num_timesteps)
+        row = periodic_evaluation(self.cfg, self.run, model_policy(self.cfg, self.model), self.num_timesteps)
         for name in self.cfg.eval.opponents:
             self.logger.record(f"eval/win_rate_vs_{name}", row[name]["win_rate"])
         self._say(format_evaluation(row, self.cfg.game.num_players))

@@ -488,6 +488,11 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         # eval_every changed on resume (or an earlier Parlour's checkpoint): the multiples of the new one from here on
         marks["eval_base"], marks["eval_every"] = steps - steps % every if every else steps, every
     done_steps = steps
+    # step 0 is a point of the curve too (the untrained network), once per run: a resume at step 0 whose session
+    # already wrote it does not write it again. The evaluation plays an exported copy of the parameters and draws
+    # nothing from the training state, so the run trains as it would without it.
+    written = [r.get("timesteps") for r in evaluations(run) if isinstance(r, dict)]
+    initial = bool(every) and steps == 0 and 0 not in written
     previous = _previous_metrics(run) if session.resume else {}
     start = time.perf_counter()
     bar = None
@@ -504,7 +509,8 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
             # killed after its checkpoint left undone), then a stop or the end of the budget, else the next update
             # and the checkpoint due after it. A stop asked for during an update or an evaluation waits for it.
             while True:
-                if every and steps - marks["eval_base"] >= every:
+                if every and (initial or steps - marks["eval_base"] >= every):
+                    initial = False
                     marks["eval_base"], marks["evaluation"] = steps - steps % every, steps
                     export(state.params, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
                     row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)

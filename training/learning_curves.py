@@ -7,10 +7,15 @@ Every run evaluates its policy at fixed points of its budget (``train.eval_every
 - the **curve**: the seeds' interquartile mean (IQM, :func:`parlour.training.stats.iqm`) at each point, with the
   band from the lowest to the highest seed;
 - the **area under the curve** (AUC): the mean of the IQM curve over the budget, by the trapezoid rule between the
-  evaluation points (the curve is taken as flat before the first point), so 1.0 is a policy that wins every game
-  from the first step and the number is comparable across budgets;
+  evaluation points, starting from the point at step 0 (the untrained policy, which SB3 and JAX runs evaluate since
+  issue 38); a curve without one -- runs trained before, RLlib runs, or seeds of which one lacks it -- is taken as
+  flat before its first point. It is flat after the last point up to the budget; so 1.0 is a policy that wins every
+  game from the first step and the number is comparable across budgets. A run trained before gets its step-0 point
+  back with :mod:`parlour.training.initial_point`;
 - the **steps to a level**: the first evaluation point at which the seeds' IQM reaches a reference level (the
-  heuristic bot's own win rate at that table), or ``None`` -- "not within budget".
+  heuristic bot's own win rate at that table) and the next point's IQM reaches it too -- a crossing confirmed by
+  the following point, so one noisy point above the level is not a crossing; a crossing at the last point alone
+  is not confirmed. ``None`` -- "not within budget" -- when no confirmed crossing exists.
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from parlour.training.stats import iqm
 #: The method sentence printed beside these numbers.
 CURVE_METHOD = (
     "IQM over training seeds at each evaluation point (band: lowest to highest seed); AUC = mean of the IQM curve "
-    "over the budget (trapezoid rule, flat before the first point); steps to a level = first evaluation point whose "
-    "IQM reaches it"
+    "over the budget (trapezoid rule from the step-0 point, flat before the first point where a run has no step-0 "
+    "point, flat after the last point); steps to a level = first evaluation point whose IQM reaches it and whose "
+    "next point's IQM reaches it too (a crossing at the last point alone is not within budget)"
 )
 
 
@@ -61,20 +67,27 @@ def read_runs(runs: Sequence[Path], opponent: str) -> Curves:
 
 
 def area_under_curve(steps: np.ndarray, values: np.ndarray, budget: float) -> float:
-    """The mean of ``values`` over ``[0, budget]`` (trapezoid rule; flat before the first point, and after the last
+    """The mean of ``values`` over ``[0, budget]`` (trapezoid rule from the point at step 0; a curve without one --
+    a run trained before runs evaluated step 0 -- is taken as flat before its first point; flat after the last
     point up to the budget)."""
-    x = np.concatenate([[0.0], steps, [budget]])
-    y = np.concatenate([[values[0]], values, [values[-1]]])
-    keep = x <= budget
     from scipy.integrate import trapezoid
 
+    steps, values = np.asarray(steps, float), np.asarray(values, float)
+    if steps[0] > 0:  # no step-0 point: the first point's value stands in for the untrained policy's
+        steps, values = np.concatenate([[0.0], steps]), np.concatenate([[values[0]], values])
+    x = np.concatenate([steps, [budget]])
+    y = np.concatenate([values, [values[-1]]])
+    keep = x <= budget
     return float(trapezoid(y[keep], x[keep]) / budget)
 
 
 def steps_to_level(curves: Curves, level: float) -> int | None:
-    """The first evaluation point at which the seeds' IQM reaches ``level`` (``None``: not within the budget)."""
-    reached = np.flatnonzero(curves.iqm >= level)
-    return int(curves.steps[reached[0]]) if reached.size else None
+    """The first evaluation point at which the seeds' IQM reaches ``level`` and the next point's IQM reaches it too
+    (``None``: no such confirmed crossing within the budget; the last point alone confirms nothing)."""
+    reached = curves.iqm >= level
+    # one point above the level and the next below it is noise in a few games, not the policy having got there
+    confirmed = np.flatnonzero(reached[:-1] & reached[1:])
+    return int(curves.steps[confirmed[0]]) if confirmed.size else None
 
 
 def summary(curves: Curves, budget: float, level: float) -> dict[str, Any]:

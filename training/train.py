@@ -24,6 +24,8 @@ import signal
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ import numpy as np
 
 from parlour.baselines import resolve
 from parlour.baselines.base import Policy
-from parlour.baselines.features import Features, lookup, with_features
+from parlour.baselines.features import Features, field_index, lookup, with_features
 from parlour.baselines.policy_file import PolicyFile, check_compatible, table_for
 from parlour.envs import make as make_env
 from parlour.envs.fileio import FolderLock, LockedError, append_text, atomic_write, read_json
@@ -246,6 +248,14 @@ def format_evaluation(row: dict[str, Any], num_players: int) -> str:
 def periodic_evaluation(cfg: TrainConfig, run: Path, policy: Policy | Path, timesteps: int) -> dict[str, Any]:
     """Play the policy (or the policy file at a path) against each evaluation opponent on ``eval.periodic_games``
     deals and append the row to ``evaluations.jsonl``; returns the row."""
+    row = evaluation_row(cfg, policy, timesteps)
+    append_text(run / "evaluations.jsonl", json.dumps(row) + "\n")
+    return row
+
+
+def evaluation_row(cfg: TrainConfig, policy: Policy | Path, timesteps: int) -> dict[str, Any]:
+    """:func:`periodic_evaluation`'s row, written nowhere: the policy (or the policy file at a path) against each
+    evaluation opponent on the first ``eval.periodic_games`` deals of ``eval.seed_set``."""
     if isinstance(policy, Path):
         table = table_for(cfg.game.name, cfg.game.num_players, cfg.game.options)
         policy = PolicyFile(policy, table, deterministic=cfg.learner.deterministic, label="ppo")
@@ -261,8 +271,39 @@ def periodic_evaluation(cfg: TrainConfig, run: Path, policy: Policy | Path, time
             env_kwargs=cfg.game.options,
         ).summary()
         row[name] = {k: m[k] for k in ("games", "win_rate", "win_ci", "mean_reward")}
-    append_text(run / "evaluations.jsonl", json.dumps(row) + "\n")
     return row
+
+
+#: The spawn key of :func:`initial_rng`'s seed (a stream of the run's seed that nothing else draws from).
+INITIAL_EVAL_STREAM = 0x5E0
+
+
+@contextmanager
+def initial_rng(cfg: TrainConfig) -> Iterator[None]:
+    """The process-wide random streams (Python's, NumPy's legacy global, torch's CPU and CUDA ones) for the evaluation
+    at step 0: seeded from the run's seed alone inside, and put back as they were after. The training that follows
+    draws exactly what it would have drawn without this evaluation, and a policy that samples its actions
+    (``learner.deterministic: false``) samples the same ones when the point is rebuilt after the run
+    (:func:`parlour.training.initial_point.initial_point`)."""
+    import random
+
+    import torch
+
+    seed = int(np.random.SeedSequence(cfg.seed, spawn_key=(INITIAL_EVAL_STREAM,)).generate_state(1)[0])
+    python, legacy = random.getstate(), np.random.get_state()
+    # CUDA's states only where the process already uses CUDA (a CPU run must not start it here)
+    cuda = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+    with torch.random.fork_rng(devices=cuda):  # torch's states, put back on leaving
+        random.seed(seed)
+        np.random.seed(seed)
+        torch.default_generator.manual_seed(seed)
+        if cuda:
+            torch.cuda.manual_seed_all(seed)
+        try:
+            yield
+        finally:
+            random.setstate(python)
+            np.random.set_state(legacy)
 
 
 def has_checkpoint(run: Path) -> bool:
@@ -299,6 +340,13 @@ class _ModelPolicy(Policy):
             deterministic=self.deterministic,
         )
         return int(action)
+
+
+def model_policy(cfg: TrainConfig, model: Any) -> Policy:
+    """The SB3 model being trained, as the policy its periodic evaluations play (its input the config's feature sets
+    and observation fields, greedy or sampled as ``learner.deterministic`` says)."""
+    keep = field_index(cfg.game.name, cfg.game.num_players, cfg.game.options, cfg.ppo.observation_fields)
+    return _ModelPolicy(model, cfg.learner.deterministic, lookup(cfg.ppo.features, cfg.game.name), keep)
 
 
 #: Config keys a resumed run may change (``parlour train --resume --out RUN key=value``): its budget and how
