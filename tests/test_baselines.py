@@ -228,7 +228,7 @@ def test_an_analysis_a_game_declares_is_a_module_with_a_table_and_its_format() -
 
     found = {name: a for name, g in B.GAME_SPECS.items() for a in g.analyses.values()}
     assert found == {"lady_alice": "parlour.training.analyses.lady_alice_accusations"}
-    assert offering("accusations") == ["lady_alice_v0", "lady_alice_v1"]
+    assert offering("accusations") == ["lady_alice_v0", "lady_alice_v1", "lady_alice_v2"]
     module = analysis("lady_alice_v1", "accusations")
     assert callable(module.table) and callable(module.format_table)
     with pytest.raises(ValueError, match=r"six_suspects_v0 has no accusations analysis: expected one of \['lady_alice"):

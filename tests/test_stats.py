@@ -235,3 +235,11 @@ def test_normalised_scores_put_random_at_0_and_the_expert_at_1_per_table() -> No
     assert out.tolist() == [[0.0, 2.5], [1.0, 0.5]]
     with pytest.raises(ValueError, match="too close"):
         normalised(x, np.array([0.25, 0.2]), np.array([1.0, 0.22]))
+
+
+def test_a_win_rate_seed_interval_stays_within_0_and_1() -> None:
+    from parlour.training.stats import seed_interval
+
+    out = seed_interval([0.0, 0.0, 0.03], (0.0, 1.0))
+    assert out["ci"][0] == 0.0 and 0.03 < out["ci"][1] < 1 and out["min"] == 0.0 and out["max"] == 0.03
+    assert seed_interval([0.0, 0.0, 0.03])["ci"][0] < 0  # unbounded, as a normalised score is

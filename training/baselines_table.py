@@ -33,8 +33,15 @@ import numpy as np
 from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
 from parlour.baselines.policy_file import PolicyFile, PolicyFileError, read_spec, read_weights, save_policy, table_for
 from parlour.envs.fileio import FileSafetyError, FolderLock, atomic_write, read_json
-from parlour.training.scenarios import benchmark_report, cell, header, scenario
-from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, format_ci, probability_of_improvement, seed_aggregate
+from parlour.training.scenarios import benchmark_report, cell, cell_ci, header, scenario
+from parlour.training.stats import (
+    CELL_METHOD,
+    CLUSTER_METHOD,
+    NORMALISED_METHOD,
+    PAIRED_METHOD,
+    SEED_T_METHOD,
+    format_ci,
+)
 
 CHECKPOINTS = CHECKPOINT_DIR
 FIGURES = CHECKPOINT_DIR.parent / "figures"
@@ -436,17 +443,10 @@ def evaluate_game(
         [*trained, *bots], sc, spec.scenarios, progress=progress, workers=workers, ray_address=ray_address
     )
     report["evaluation_seconds"] = time.perf_counter() - start
-    cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in report["matchups"]}
-    scores = np.array([[cells[(p.name, o)] for o in sc.opponents] for p in trained])
+    # the same derivation the rendering makes from the matchups (seed_stats), stored beside them
     report["seed_aggregate"] = {
-        "per_table": {o: seed_aggregate(scores[:, [i]]) for i, o in enumerate(sc.opponents)},
-        "all_tables": seed_aggregate(scores),
-        "improvement": {
-            b.name: probability_of_improvement(scores, np.array([[cells[(b.name, o)] for o in sc.opponents]]))
-            for b in bots
-            if b.name in sc.opponents
-        },
-        "method": SEED_METHOD,
+        **seed_stats(report, [p.name for p in trained], list(sc.opponents)),
+        "method": f"{SEED_T_METHOD}; {NORMALISED_METHOD}; {PAIRED_METHOD}",
     }
     report["seeds"] = [
         {
@@ -575,21 +575,86 @@ def write_baselines_md(out: Path, text: str) -> Path:
     return atomic_write(out, text)
 
 
-def aggregate_rows(name: str, n: int, per_table: dict[str, Any], opponents: list[str]) -> list[str]:
-    """A table's seed-aggregate rows: IQM and mean over ``n`` seeds, or -- under four seeds, where the IQM trims
-    nothing and equals the mean -- one row saying so; none for one seed."""
+def seed_stats(r: dict[str, Any], labels: list[str], opponents: list[str]) -> dict[str, Any]:
+    """What a table says about the training seeds ``labels`` of a stored result ``r``, derived from its matchups
+    alone (each cell's win rate and per-deal wins), so a rendering never reads a stale stored aggregate:
+
+    - ``per_table``: the mean over seeds at each table with its Student-t interval (:func:`stats.seed_interval`);
+    - ``normalised``: each seed's normalised score averaged over the tables, then over seeds (none without the
+      random and expert bots' rows);
+    - ``standing[bot][table]``: the paired per-deal comparison with the heuristic and the expert bots
+      (:func:`stats.paired_comparison`; none without them)."""
+    from parlour.training.stats import normalised, paired_comparison, seed_interval
+
+    cells = {(m["policy"], m["opponent"]): m for m in r["matchups"]}
+    rates = np.array([[cells[(p, o)]["win_rate"] for o in opponents] for p in labels], float)
+    out: dict[str, Any] = {
+        "seeds": len(labels),
+        "per_table": {o: seed_interval(rates[:, i], (0.0, 1.0)) for i, o in enumerate(opponents)},
+        "normalised": None,
+        "standing": {},
+    }
+    refs = _reference_bots(list(dict.fromkeys(m["policy"] for m in r["matchups"])))
+    if refs is None:
+        return out
+    random_bot = "random" if all(("random", o) in cells for o in opponents) else None
+    if random_bot is not None:
+        low = np.array([cells[(random_bot, o)]["win_rate"] for o in opponents])
+        high = np.array([cells[(refs[1], o)]["win_rate"] for o in opponents])
+        try:
+            out["normalised"] = seed_interval(normalised(rates, low, high).mean(axis=1))
+        except ValueError:
+            out["normalised"] = None  # a table where random and the expert tie: nothing to normalise by
+    for bot in refs:
+        out["standing"][bot] = {}
+        for o in opponents:
+            games = cells[(bot, o)]["games"] / len(cells[(bot, o)]["deal_wins"])
+            wins = [cells[(p, o)]["deal_wins"] for p in labels]
+            out["standing"][bot][o] = paired_comparison(wins, cells[(bot, o)]["deal_wins"], int(round(games)))
+    return out
+
+
+def aggregate_rows(name: str, stats: dict[str, Any], opponents: list[str]) -> list[str]:
+    """A table's seed-aggregate row (``stats`` from :func:`seed_stats`): the mean over seeds with its Student-t
+    interval; none for one seed."""
+    n = stats["seeds"]
     if n < 2:
         return []
-    kinds = (
-        [("iqm", f"**{name}**, IQM over {n} seeds"), ("mean", f"{name}, mean over {n} seeds")]
-        if n >= 4
-        else [("mean", f"**{name}**, mean over {n} seeds (= IQM: under 4 seeds it trims nothing)")]
-    )
-    out = []
-    for stat, label in kinds:
-        values = [per_table[o][stat] for o in opponents]
-        out.append(f"| {label} | " + " | ".join(f"{a['value']:.3f} ({format_ci(a['ci'])})" for a in values) + " |")
-    return out
+    values = [stats["per_table"][o] for o in opponents]
+    return [
+        f"| **{name}**, mean over {n} seeds | "
+        + " | ".join(f"{a['value']:.3f} ({format_ci(a['ci'])})" for a in values)
+        + " |"
+    ]
+
+
+def standing_text(comparison: dict[str, Any], bot: str) -> str:
+    """``above X`` / ``below X`` / ``level with X`` with the paired difference and its interval."""
+    lo, hi = comparison["ci"]
+    word = {"above": "above", "below": "below", "level": "level with"}[comparison["standing"]]
+    return f"{word} {bot} ({comparison['difference']:+.3f}, {lo:+.3f} to {hi:+.3f})"
+
+
+def _standing_lines(name: str, stats: dict[str, Any], opponents: list[str]) -> list[str]:
+    """Where a family stands at each table against the heuristic and the expert (paired), and its normalised
+    cross-table score."""
+    parts = []
+    for o in opponents:
+        agg = stats["per_table"][o]
+        against = ", ".join(standing_text(stats["standing"][b][o], b) for b in stats["standing"])
+        parts.append(
+            f"at the {o} table {agg['value']:.3f} ({format_ci(agg['ci'])})" + (f", {against}" if against else "")
+        )
+    tail = normalised_text(stats)
+    return [f"- `{name}`: " + "; ".join(parts) + (f"; {tail}" if tail else "") + "."]
+
+
+def normalised_text(stats: dict[str, Any]) -> str:
+    """The normalised cross-table aggregate, or an empty string without one."""
+    agg = stats.get("normalised")
+    if not agg or stats["seeds"] < 2:
+        return ""
+    return f"normalised over the tables {agg['value']:.3f} ({format_ci(agg['ci'])})"
 
 
 def minutes(seconds: float | None) -> str:
@@ -690,7 +755,7 @@ def at_a_glance(results: dict[str, dict[str, dict[str, Any]]], folder: Path | No
     families = list(dict.fromkeys(f for _, p in games if "rl" in p for f in p["rl"]["families"]))
 
     def iqm(agg: dict[str, Any], n: int) -> str:
-        return f"{agg['iqm']['value']:.3f} ({format_ci(agg['iqm']['ci'])}), {n} seeds"
+        return f"{agg['value']:.3f} ({format_ci(agg['ci'])}), {n} seeds"
 
     lines = [
         "## At a glance: learning from scratch against the distilled ceiling",
@@ -698,8 +763,8 @@ def at_a_glance(results: dict[str, dict[str, dict[str, Any]]], folder: Path | No
         "Each game's win rates first at the table the rl track never trained at -- the expert's (every other seat the "
         "expert bot; both rl families train at the random and heuristic tables) -- then at the heuristic's, a "
         "training table. From the sections below: the rl track's families (learned from the environment alone) and "
-        "the distilled track (the expert imitated, its inference among the inputs), as IQM over training seeds "
-        f"({SEED_METHOD}); the heuristic's and the expert's own win rates at that table ({CLUSTER_METHOD}). The "
+        "the distilled track (the expert imitated, its inference among the inputs), as the mean over training seeds "
+        f"({SEED_T_METHOD}); the heuristic's and the expert's own win rates at that table ({CELL_METHOD}). The "
         "**parity** column is the rate a copy of the table's bot wins there (one seat among its copies): the "
         "reference a policy is read against at that table. It replaces chance (1/players), which misleads where "
         "wins are shared (6 Suspects: every seat that votes for a culprit wins) or where nobody may win (Elevenses). "
@@ -738,14 +803,18 @@ def _glance_row(env: str, parts: dict[str, dict[str, Any]], families: list[str],
         if (table, table) not in cells:  # a scenario without that table (a small test project's)
             continue
         rl_cells = [
-            iqm(rl["families"][f]["per_table"][table], len(rl["families"][f]["seeds"]))
+            iqm(
+                seed_stats(rl, rl["families"][f]["labels"], [table])["per_table"][table],
+                len(rl["families"][f]["seeds"]),
+            )
             if rl is not None and f in rl["families"]
             else "not trained yet"
             for f in families
         ]
+        d_labels = [s["label"] for s in d["seeds"]] if d is not None else []
         distilled = (
-            iqm(d["seed_aggregate"]["per_table"].get(table), len(d["seeds"]))
-            if d is not None and d.get("seed_aggregate") and d["seed_aggregate"]["per_table"].get(table)
+            iqm(seed_stats(d, d_labels, [table])["per_table"][table], len(d_labels))
+            if d is not None and d_labels and all((p, table) in _cells(d) for p in d_labels)
             else "—"
         )
         out.append(
@@ -755,6 +824,10 @@ def _glance_row(env: str, parts: dict[str, dict[str, Any]], families: list[str],
             f"{cells[(table, table)]['win_rate']:.3f} |"
         )
     return out
+
+
+def _cells(r: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(m["policy"], m["opponent"]) for m in r["matchups"]}
 
 
 def render(folder: Path) -> str:
@@ -782,13 +855,12 @@ def render(folder: Path) -> str:
         "",
         "**How to read a table.** Each cell seats the row's policy once and fills every other seat with the column's",
         "opponent; every deal of the scenario's deal set is played once with the policy in each seat. Cells give the win",
-        f"rate and its interval: {CLUSTER_METHOD} — the games of one deal share their cards, so they are not independent",
-        "(an interval that took them as independent would be too narrow). A trained policy is reported for every training",
-        "seed and aggregated over seeds: the interquartile mean (IQM) and the mean over seeds, with "
-        + SEED_METHOD
-        + "; and the probability of improvement P(policy > bot): the chance that a seed beats the bot at a table",
-        "(Mann-Whitney over seeds, averaged over the tables; a bot is one run, held fixed). A shipped policy is the",
-        "seed named in the spec before training, not the best one.",
+        f"rate and its interval: {CELL_METHOD}.",
+        f"A trained policy is reported for every training seed and aggregated over seeds: the {SEED_T_METHOD}.",
+        f"Where a family stands against a bot at a table: a {PAIRED_METHOD}.",
+        f"Its score over all tables: the {NORMALISED_METHOD} (a mean of raw win rates would weigh each table by its "
+        "range, and drop the hardest).",
+        "A shipped policy is the seed named in the spec before training, not the best one.",
         "",
     ]
     try:  # every part's notes are the spec's as they are now (from the repository root), else as stored
@@ -841,9 +913,9 @@ def distilled_recipe(env_name: str, seeds: list[int], folder: Path) -> dict[str,
 
 
 def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
-    agg = r["seed_aggregate"]
-    opponents = list(agg["per_table"])
+    opponents = list(dict.fromkeys(m["opponent"] for m in r["matchups"]))
     trained = [s["label"] for s in r["seeds"]]
+    stats = seed_stats(r, trained, opponents)
     missing = [k for k in r["spec_seeds"] if k not in [s["seed"] for s in r["seeds"]]]
     name = r["shipped"]["name"]
     cfg = r["seeds"][0]
@@ -900,7 +972,7 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
     lines += header(r)
     cells = {(m["policy"], m["opponent"]): m for m in r["matchups"]}
     n = len(trained)
-    lines += aggregate_rows(name, n, agg["per_table"], opponents)
+    lines += aggregate_rows(name, stats, opponents)
     for s in r["seeds"]:
         tag = " (shipped)" if s["seed"] == r["shipped"]["seed"] else ""
         row = " | ".join(cell(cells[(s["label"], o)]) for o in opponents)
@@ -910,17 +982,7 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
             lines.append(f"| {p} | " + " | ".join(cell(cells[(p, o)]) for o in opponents) + " |")
     lines.append("")
     if n > 1:
-        both = agg["all_tables"]
-        improvement = " ".join(
-            f"P({name} > {b}) = {v['value']:.2f} ({format_ci(v['ci'])})."
-            for b, v in agg["improvement"].items()
-            if b != "random"
-        )
-        lines += [
-            f"Over the three tables: IQM {both['iqm']['value']:.3f} ({format_ci(both['iqm']['ci'])}), mean "
-            f"{both['mean']['value']:.3f} ({format_ci(both['mean']['ci'])}). {improvement}",
-            "",
-        ]
+        lines += [*_standing_lines(name, stats, opponents), ""]
     lines += _render_goal(r)
     if r.get("accusations"):
         from parlour.training.analyses import analysis
@@ -983,11 +1045,11 @@ def goal_comparison(r: dict[str, Any]) -> dict[str, Any] | None:
     """Per table, the trained seeds against the heuristic and expert bots, from the stored per-deal wins.
 
     The seeds are pooled per deal (every seed plays the same deals in every seat, so a deal's games across seeds
-    share their cards: they are one cluster), giving the seeds' win rate with a deal-clustered BCa interval beside
-    the heuristic's own; ``apart`` says whether the two intervals are disjoint. ``difference`` is the paired
+    share their cards: they are one cluster), giving the seeds' win rate with its cell interval
+    (:func:`parlour.training.stats.cell_interval`) beside the heuristic's own; ``apart`` says whether the two intervals are disjoint. ``difference`` is the paired
     per-deal difference (seeds' win rate minus the heuristic's on the same deals) with its BCa interval over deals.
     ``gap_closed`` is (seeds − heuristic) / (expert − heuristic), where the expert is above the heuristic."""
-    from parlour.training.stats import clustered_interval
+    from parlour.training.stats import cell_interval, clustered_interval
 
     bots = _reference_bots(r["policies"])
     if bots is None:
@@ -997,12 +1059,13 @@ def goal_comparison(r: dict[str, Any]) -> dict[str, Any] | None:
     trained = [s["label"] for s in r["seeds"]]
     n = r["num_players"]
     tables = {}
-    for opponent in r["seed_aggregate"]["per_table"]:
-        per_deal = np.mean([np.asarray(cells[(p, opponent)]["deal_wins"], float) / n for p in trained], axis=0)
+    for opponent in dict.fromkeys(m["opponent"] for m in r["matchups"]):
+        pooled = np.sum([np.asarray(cells[(p, opponent)]["deal_wins"], float) for p in trained], axis=0)
+        per_deal = pooled / (n * len(trained))
         h, e = cells[(heuristic, opponent)], cells[(expert, opponent)]
         h_deal = np.asarray(h["deal_wins"], float) / n
         rate = float(per_deal.mean())
-        ci = clustered_interval(per_deal, proportion=True)
+        ci = cell_interval(pooled, n * len(trained))
         diff = per_deal - h_deal
         diff_ci = clustered_interval(diff, proportion=False)
         gap = e["win_rate"] - h["win_rate"]
@@ -1010,10 +1073,10 @@ def goal_comparison(r: dict[str, Any]) -> dict[str, Any] | None:
             "seeds_win_rate": rate,
             "seeds_ci": list(ci),
             "heuristic": h["win_rate"],
-            "heuristic_ci": list(h["win_ci"]),
+            "heuristic_ci": list(cell_ci(h)),
             "expert": e["win_rate"],
-            "expert_ci": list(e["win_ci"]),
-            "apart": bool(ci[0] > h["win_ci"][1]),
+            "expert_ci": list(cell_ci(e)),
+            "apart": bool(ci[0] > cell_ci(h)[1]),
             "difference": float(diff.mean()),
             "difference_ci": list(diff_ci),
             "gap_closed": float((rate - h["win_rate"]) / gap) if gap > 0 else None,
@@ -1028,8 +1091,8 @@ def _render_goal(r: dict[str, Any]) -> list[str]:
     h, e = goal["heuristic"], goal["expert"]
     k = goal["seeds"]
     lines = [
-        f"**Goal check** (the {k} seed{'s' if k > 1 else ''} pooled per deal, {CLUSTER_METHOD}; the difference is "
-        f"paired on the same deals): does the trained policy beat {h}'s own result at each table with intervals "
+        f"**Goal check** (the {k} seed{'s' if k > 1 else ''} pooled per deal, {CELL_METHOD}; the difference is "
+        f"paired on the same deals, {CLUSTER_METHOD}): does the trained policy beat {h}'s own result at each table with intervals "
         f"apart, and how much of the {h}→{e} gap does it close (target at {h}'s table: {GAP_TARGET:.0%})?",
         "",
         f"| table | trained, {k} seed{'s' if k > 1 else ''} pooled | {h} | difference | intervals apart | {e} | gap closed |",

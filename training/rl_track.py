@@ -39,6 +39,7 @@ from parlour.training.baselines_table import (
     RLSpec,
     SweepSpec,
     _reference_bots,
+    _standing_lines,
     aggregate_rows,
     check_baselines_md,
     chosen,
@@ -47,11 +48,12 @@ from parlour.training.baselines_table import (
     refuse_mismatch,
     reuse,
     run_metrics,
+    seed_stats,
     train_or_reuse,
     write_baselines_md,
 )
 from parlour.training.scenarios import benchmark_report, scenario
-from parlour.training.stats import CLUSTER_METHOD, SEED_METHOD, format_ci, seed_aggregate
+from parlour.training.stats import CELL_METHOD, CLUSTER_METHOD, NORMALISED_METHOD, PAIRED_METHOD, SEED_T_METHOD
 
 #: Where the rl track's run folders live by default (``<runs>/<game>/<family>-seed<K>``). The published runs' records
 #: are committed there (config, command, versions, learning curve, metrics); their checkpoints, logs and weights are
@@ -271,7 +273,6 @@ def evaluate(
     decisions = {(m["policy"], m["opponent"]): m.get("mean_decisions") for m in report["matchups"]}
     families = {}
     for family, policies in trained.items():
-        scores = np.array([[cells[(p.name, o)] for o in sc.opponents] for p in policies])
         cfg = load_family(root, rl.algorithms[family], done[family][0])
         metrics = [_metrics(run_folder(runs, env_name, family, k)) for k in done[family]]
         # the budget in games: the seeds' decisions a game at the tables they trained at (the bots among them)
@@ -285,12 +286,12 @@ def evaluate(
             "decisions_per_game": float(np.mean(per_game)) if per_game and None not in per_game else None,
             "decisions_tables": met,
             "opponents": list(cfg.opponents),
-            "per_table": {o: seed_aggregate(scores[:, [i]]) for i, o in enumerate(sc.opponents)},
-            "all_tables": seed_aggregate(scores),
+            # the same derivation the rendering makes from the matchups (seed_stats), stored beside them
+            "stats": seed_stats(report, [p.name for p in policies], list(sc.opponents)),
             "train_wall_seconds": [m.get("train_wall_seconds") for m in metrics],
         }
     report["families"] = families
-    report["method"] = SEED_METHOD
+    report["method"] = f"{SEED_T_METHOD}; {NORMALISED_METHOD}; {PAIRED_METHOD}"
     report["spec_seeds"] = list(rl.seeds)
     report["shipped"] = {"name": own, "family": rl.shipped_algorithm, "seed": rl.shipped_seed}
     refs = _reference_bots([b.name for b in bots])
@@ -373,22 +374,13 @@ def regenerate(
     return out
 
 
-def _standing(value: dict[str, Any], level: float, name: str) -> str:
-    """How a seed aggregate stands against a bot's win rate, judged by the aggregate's interval."""
-    lo, hi = value["ci"]
-    if hi < level:
-        return f"below {name}"
-    if lo > level:
-        return f"above {name}"
-    return f"level with {name} (its interval holds {level:.3f})"
-
-
 def render(r: dict[str, Any]) -> list[str]:
     """The rl-track section of a game in BASELINES.md."""
     from parlour.training.scenarios import cell, header
 
     families = r["families"]
-    opponents = list(next(iter(families.values()))["per_table"])
+    opponents = list(dict.fromkeys(m["opponent"] for m in r["matchups"]))
+    stats = {name: seed_stats(r, f["labels"], opponents) for name, f in families.items()}
     cells = {(m["policy"], m["opponent"]): m for m in r["matchups"]}
     trained_labels = {label for f in families.values() for label in f["labels"]}
     budget = max(f["budget"] for f in families.values())
@@ -416,8 +408,8 @@ def render(r: dict[str, Any]) -> list[str]:
         "",
         *header(r),
     ]
-    for name, f in families.items():
-        lines += aggregate_rows(name, len(f["seeds"]), f["per_table"], opponents)
+    for name in families:
+        lines += aggregate_rows(name, stats[name], opponents)
     for name, f in families.items():
         for k, label in zip(f["seeds"], f["labels"], strict=True):
             tag = (
@@ -429,23 +421,16 @@ def render(r: dict[str, Any]) -> list[str]:
     for p in r["policies"]:
         if p not in trained_labels:
             lines.append(f"| {p} | " + " | ".join(cell(cells[(p, o)]) for o in opponents) + " |")
-    lines += ["", f"Seeds: {r['method']}; cells: {r['interval_method']}.", ""]
+    lines += ["", f"Seeds: {SEED_T_METHOD}; cells: {CELL_METHOD}.", ""]
     levels = r.get("levels") or {}
     if levels:
-        h, e = levels["names"]["heuristic"], levels["names"]["expert"]
         lines += [
-            "**Where RL stands** (each family's IQM over seeds against the bots' own win rates at the same table):",
+            f"**Where RL stands** (each family's mean over seeds at each table, and against the bots there: {PAIRED_METHOD}; "
+            "then its normalised score over the tables):",
             "",
         ]
-        for name, f in families.items():
-            parts = []
-            for o in opponents:
-                agg = f["per_table"][o]["iqm"]
-                parts.append(
-                    f"at the {o} table {agg['value']:.3f} ({format_ci(agg['ci'])}), "
-                    f"{_standing(agg, levels['heuristic'][o], h)}, {_standing(agg, levels['expert'][o], e)}"
-                )
-            lines.append(f"- `{name}`: " + "; ".join(parts) + ".")
+        for name in families:
+            lines += _standing_lines(name, stats[name], opponents)
         lines.append("")
     curves = r.get("curves", {}).get("families", {})
     if curves:

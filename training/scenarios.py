@@ -121,11 +121,23 @@ def benchmark_report(
     return report
 
 
+def cell_ci(m: dict[str, Any]) -> tuple[float, float]:
+    """A matchup's 95% win-rate interval, computed from its stored per-deal wins
+    (:func:`parlour.training.stats.cell_interval`); a matchup stored without them keeps its stored interval."""
+    from parlour.training.stats import cell_interval
+
+    wins = m.get("deal_wins")
+    if not wins:
+        return (float(m["win_ci"][0]), float(m["win_ci"][1]))
+    return cell_interval(wins, int(round(m["games"] / len(wins))))
+
+
 def cell(m: dict[str, Any], interval: bool = True) -> str:
-    """A BASELINES table cell: win rate and its deal-clustered 95% interval (``interval=False``: the rate alone)."""
+    """A BASELINES table cell: win rate and its 95% interval (:func:`cell_ci`; ``interval=False``: the rate alone)."""
     if not interval:
         return f"{m['win_rate']:.3f}"
-    return f"{m['win_rate']:.3f} ({m['win_ci'][0]:.3f}–{m['win_ci'][1]:.3f})"
+    lo, hi = cell_ci(m)
+    return f"{m['win_rate']:.3f} ({lo:.3f}–{hi:.3f})"
 
 
 def rows(report: dict[str, Any], policies: Sequence[str] | None = None, *, intervals: bool = True) -> list[str]:

@@ -111,9 +111,10 @@ def _t(df: float) -> float:
     return float(t.ppf(0.5 + CONFIDENCE / 2, df))
 
 
-def seed_interval(values: Sequence[float]) -> dict[str, Any]:
+def seed_interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> dict[str, Any]:
     """Mean of ``values`` (one per training seed) with its 95% Student-t interval, and the lowest and highest seed.
-    One seed: no interval (the point)."""
+    One seed: no interval (the point). ``bounds``: the range the mean cannot leave (``(0, 1)`` for win rates), to
+    which the interval is clipped (a clipped interval covers whatever the original covered)."""
     x = np.asarray(values, float)
     if x.ndim != 1 or x.size == 0:
         raise ValueError("seed_interval: expected one value per training seed")
@@ -123,6 +124,8 @@ def seed_interval(values: Sequence[float]) -> dict[str, Any]:
     else:
         half = _t(x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
         ci = [m - half, m + half]
+    if bounds is not None:
+        ci = [max(ci[0], bounds[0]), min(ci[1], bounds[1])]
     return {"seeds": int(x.size), "value": m, "ci": ci, "min": float(x.min()), "max": float(x.max())}
 
 
@@ -157,7 +160,7 @@ def paired_comparison(
     else:
         terms = var_deal**2 / (deals - 1) + (var_seed**2 / (seeds - 1) if seeds > 1 else 0.0)
         half = _t(se2**2 / terms) * math.sqrt(se2)
-        ci = [diff - half, diff + half]
+        ci = [max(diff - half, -1.0), min(diff + half, 1.0)]  # a difference of win rates lies in [-1, 1]
     standing = "above" if ci[0] > 0 else "below" if ci[1] < 0 else "level"
     return {"difference": diff, "ci": ci, "standing": standing}
 

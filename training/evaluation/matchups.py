@@ -4,8 +4,8 @@ A *matchup* ``P vs O`` seats policy ``P`` once and fills every other seat with `
 set is played once with ``P`` in every seat, so ``P`` plays each seat equally often on the same cards. Every random
 choice is seeded from the deal set, the matchup and the seat, so the same command gives the same numbers.
 
-The games of one deal share their cards, so they are not independent: win rates and mean rewards carry 95%
-intervals from a bootstrap over deals (:mod:`parlour.training.stats`). Per-seat rates (one game per deal) keep
+The games of one deal share their cards, so they are not independent: win rates carry 95% Wilson intervals at the
+design-effect sample size and mean rewards 95% intervals from a bootstrap over deals (:mod:`parlour.training.stats`). Per-seat rates (one game per deal) keep
 Wilson intervals. Each matchup also stores its wins per deal, so its interval can be recomputed.
 """
 
@@ -26,7 +26,15 @@ from parlour.envs import make as make_env
 from parlour.envs.core import package_version
 from parlour.envs.fileio import atomic_write
 from parlour.training.evaluation.games import EVAL_SEED_SETS, PlannedGame, eval_deals, file_safe, play_planned
-from parlour.training.stats import CLUSTER_METHOD, clustered_interval, format_ci, per_cluster_means, wilson_interval
+from parlour.training.stats import (
+    CELL_METHOD,
+    CLUSTER_METHOD,
+    cell_interval,
+    clustered_interval,
+    format_ci,
+    per_cluster_means,
+    wilson_interval,
+)
 
 
 @dataclass
@@ -45,7 +53,9 @@ class Matchup:
 
     def summary(self) -> dict[str, Any]:
         n = len(self.wins)
-        lo, hi = clustered_interval(per_cluster_means(self.wins, self.deals), proportion=True)
+        deal_wins = np.bincount(self.deals, weights=self.wins).astype(int).tolist() if n else []
+        played = np.bincount(np.unique(self.deals, return_inverse=True)[1], weights=self.wins) if n else []
+        lo, hi = cell_interval(played, n // len(played)) if n else (0.0, 1.0)
         m = float(np.mean(self.rewards)) if n else 0.0
         mlo, mhi = clustered_interval(per_cluster_means(self.rewards, self.deals), proportion=False)
         per_seat = {}
@@ -65,7 +75,7 @@ class Matchup:
             "mean_reward": m,
             "reward_ci": [mlo, mhi],
             "per_seat": per_seat,
-            "deal_wins": np.bincount(self.deals, weights=self.wins).astype(int).tolist() if n else [],
+            "deal_wins": deal_wins,
             **({"mean_decisions": float(np.mean(self.decisions))} if self.decisions else {}),
         }
 
@@ -228,7 +238,8 @@ def run_evaluation(
         wins = [w for m in mine for w in m.wins]
         rewards = [r for m in mine for r in m.rewards]
         deals = [d for m in mine for d in m.deals]  # the same deal against every opponent: one cluster
-        lo, hi = clustered_interval(per_cluster_means(wins, deals), proportion=True)
+        pooled = np.bincount(np.unique(deals, return_inverse=True)[1], weights=wins) if wins else np.zeros(0)
+        lo, hi = cell_interval(pooled, len(wins) // len(pooled)) if wins else (0.0, 1.0)
         mlo, mhi = clustered_interval(per_cluster_means(rewards, deals), proportion=False)
         per_policy[p.name] = {
             "games": len(wins),
@@ -243,7 +254,7 @@ def run_evaluation(
         "env_kwargs": dict(env_kwargs or {}),
         "seed_set": seed_set,
         "deals": games,
-        "interval_method": CLUSTER_METHOD,
+        "interval_method": f"win rates: {CELL_METHOD}; mean rewards: {CLUSTER_METHOD}",
         "package_version": package_version(),
         "matchups": summaries,
         "policies": per_policy,
