@@ -59,7 +59,7 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     assert "training 4 rl run(s) (2 at a time)" in capsys.readouterr().out
     r = json.loads(rl_track.results_path(ENV, folder).read_text())
     assert set(r["families"]) == {"ppo", "selfplay"}
-    assert all(f["seeds"] == [0, 1] and f["all_tables"]["runs"] == 2 for f in r["families"].values())
+    assert all(f["seeds"] == [0, 1] and f["stats"]["seeds"] == 2 for f in r["families"].values())
 
     # The curves are the runs' own periodic evaluations: IQM over seeds at each point, and its AUC over the budget.
     for family, c in r["curves"]["families"].items():
