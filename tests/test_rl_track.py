@@ -101,7 +101,8 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     text = (rl_project / "BASELINES.md").read_text()
     for words in (
         "### rl track: learned from the environment alone",
-        "**ppo**, mean over 2 seeds (= IQM: under 4 seeds it trims nothing)",
+        "| **ppo**, mean over 2 seeds |",
+        "**Where RL stands**",
         "| ppo seed 1 (ships as six_suspects_rl) |",
         "**Sample efficiency**",
         "**Cross-play**",

@@ -84,10 +84,15 @@ def area_under_curve(steps: np.ndarray, values: np.ndarray, budget: float) -> fl
 def steps_to_level(curves: Curves, level: float) -> int | None:
     """The first evaluation point at which the seeds' IQM reaches ``level`` and the next point's IQM reaches it too
     (``None``: no such confirmed crossing within the budget; the last point alone confirms nothing)."""
-    reached = curves.iqm >= level
+    return confirmed_crossing(curves.steps, curves.iqm, level)
+
+
+def confirmed_crossing(steps: Any, curve: Any, level: float) -> int | None:
+    """:func:`steps_to_level` on a stored curve (``curve[i]`` at ``steps[i]``): how a rendering re-reads it."""
+    reached = np.asarray(curve, float) >= level
     # one point above the level and the next below it is noise in a few games, not the policy having got there
     confirmed = np.flatnonzero(reached[:-1] & reached[1:])
-    return int(curves.steps[confirmed[0]]) if confirmed.size else None
+    return int(np.asarray(steps)[confirmed[0]]) if confirmed.size else None
 
 
 def summary(curves: Curves, budget: float, level: float) -> dict[str, Any]:

@@ -434,18 +434,25 @@ def render(r: dict[str, Any]) -> list[str]:
         lines.append("")
     curves = r.get("curves", {}).get("families", {})
     if curves:
+        from parlour.training.learning_curves import CURVE_METHOD, area_under_curve, confirmed_crossing
+
         h = levels["names"]["heuristic"]
         lines += [
-            f"**Sample efficiency** ({r['curves']['method']}; each point on the first games of the deal set, the same "
-            f"for every seed). Steps to level: the first point at which the IQM reaches {h}'s own win rate at that table.",
+            f"**Sample efficiency** ({CURVE_METHOD}; each point on the first games of the deal set, the same for every "
+            f"seed). The level is {h}'s own win rate at that table; AUC and steps to it are re-read from the stored "
+            "curves when this page is rendered.",
             "",
             "| family | table | AUC | steps to the heuristic's level | IQM at the last point |",
             "|---|---|---:|---:|---:|",
         ]
         for name, c in curves.items():
             for table, t in c["tables"].items():
-                reached = "not within budget" if t["steps_to_level"] is None else f"{t['steps_to_level']:,}"
-                lines.append(f"| {name} | {table} | {t['auc']:.3f} | {reached} | {t['iqm'][-1]:.3f} |")
+                steps = confirmed_crossing(t["steps"], t["iqm"], levels["heuristic"][table])
+                auc = area_under_curve(
+                    np.asarray(t["steps"], float), np.asarray(t["iqm"], float), families[name]["budget"]
+                )
+                reached = "not within budget" if steps is None else f"{steps:,}"
+                lines.append(f"| {name} | {table} | {auc:.3f} | {reached} | {t['iqm'][-1]:.3f} |")
         lines.append("")
     if r.get("figure"):
         lines += [f"![{r['env']} rl-track learning curves]({r['figure']})", ""]
