@@ -664,6 +664,24 @@ def minutes(seconds: float | None) -> str:
     return f"{seconds:.0f} s" if seconds < 59.5 else f"{seconds / 60:.0f} min"
 
 
+#: The keys of a stored result that hold wall-clock measurements (durations, timestamps): everything else in a results
+#: file is a function of the configs, the seeds and the code, so a regeneration on any machine reproduces it
+#: byte for byte once these are set aside (:func:`without_timings`; ``tests/test_regeneration.py``).
+TIMING_KEYS = frozenset(
+    {"evaluation_seconds", "cross_play_seconds", "train_wall_seconds", "pretrain_seconds", "train_hours", "time"}
+)
+
+
+def without_timings(value: Any) -> Any:
+    """``value`` (a stored result, or any part of one) with every :data:`TIMING_KEYS` entry removed, at any depth:
+    what two regenerations of the same result must agree on exactly."""
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items() if k not in TIMING_KEYS}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value
+
+
 #: Each kind of stored result (see :func:`_results`) -> the keys its file must hold and their types.
 RESULT_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "distilled": {
