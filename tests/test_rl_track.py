@@ -203,6 +203,79 @@ def test_the_exploitability_table_is_trained_stored_and_rendered(rl_project: Pat
     assert f"| random | {target['best_response']['iqm']['value']:.3f}" in text
 
 
+def test_the_bound_of_bots_alone_is_chosen_on_the_benchmark_deals_and_reported_on_fresh_ones() -> None:
+    from parlour.baselines import make as make_bot
+
+    b = exploit.exploitability_bound(
+        ENV,
+        make_bot("random", ENV),
+        [make_bot("six_suspects_heuristic", ENV), make_bot("six_suspects_expert", ENV)],
+        games=6,
+        num_players=4,
+    )
+    assert b["trained"] is None and b["bound"] == b["known"]
+    assert b["bound"]["policy"] == max(b["chosen_on"], key=b["chosen_on"].get)
+    assert b["bound"]["gain"] > 0.2  # the expert at a table of random bots
+    with pytest.raises(ValueError, match="distinct names"):
+        exploit.exploitability_bound(ENV, make_bot("random", ENV), [make_bot("random", ENV)], games=1, num_players=4)
+
+
+def test_a_paired_gain_is_floored_at_0_and_refuses_cells_of_other_deals() -> None:
+    own = {"deal_wins": [2, 2, 1, 3], "games": 16}
+    worse = exploit.paired_gain({"deal_wins": [1, 1, 0, 2], "games": 16}, own)
+    assert worse["difference"] == pytest.approx(-0.25) and worse["gain"] == 0.0 and worse["gain_ci"][1] >= 0.0
+    better = exploit.paired_gain({"deal_wins": [4, 3, 3, 4], "games": 16}, own)
+    assert better["gain"] == pytest.approx(1.5 / 4) and better["gain_ci"][0] > 0
+    with pytest.raises(ValueError, match="same deals"):
+        exploit.paired_gain({"deal_wins": [1, 1], "games": 8}, own)
+
+
+@pytest.mark.slow
+def test_the_exploitability_bound_is_the_best_response_we_have_chosen_and_reported_on_different_deals(
+    rl_project: Path,
+) -> None:
+    """Issue 38: the bound takes the best of the trained responses (warm-started as a clone of the target, with a
+    learning curve) and of every published policy and bot, chosen on the benchmark's deals and reported on a fresh
+    deal set; it is never below the target's own rate (a gain of at least 0) and is one of the responses it names."""
+    from parlour.training.evaluation.games import eval_deals
+
+    spec = rl_project / "configs" / "six_suspects" / "baselines.yaml"
+    spec.write_text(
+        spec.read_text().replace(
+            "exploit:\n  targets: [random]\n  steps: 128\n  seeds: [0]\n  games: 1\n",
+            "exploit:\n  targets: [random]\n  steps: 256\n  seeds: [0, 1]\n  games: 2\n  warm_games: 2\n"
+            "  eval_every: 128\n  bound: true\n",
+        )
+    )
+    folder = rl_project / "checkpoints"
+    exploit.regenerate(None, progress=False, root=rl_project, folder=folder)
+    r = json.loads((folder / f"{ENV}_exploit_results.json").read_text())
+    (target,) = r["targets"]
+    b = target["bound"]
+    assert b["choose_set"] != b["report_set"] and not set(eval_deals(b["choose_set"], 50)) & set(
+        eval_deals(b["report_set"], 50)
+    )
+    # every bot and shipped policy of the game was tried (the target itself is the reference, not a response)
+    assert {"six_suspects_heuristic", "six_suspects_expert", "best response seed0", "best response seed1"} <= set(
+        b["chosen_on"]
+    ) and "random" not in b["chosen_on"]
+    assert b["bound"] in (b["known"], b["trained"])
+    best_on_choose = max(b["chosen_on"].values())
+    assert b["bound"]["choose_win_rate"] == best_on_choose  # chosen where it was best...
+    for entry in (b["known"], b["trained"], b["bound"]):
+        assert entry["gain"] == max(0.0, entry["difference"]) >= 0.0  # ...reported on fresh deals, floored at 0
+        assert entry["gain"] == pytest.approx(max(0.0, entry["win_rate"] - b["own"]["win_rate"]))
+    # the warm start imitated the target, and the runs kept a curve
+    run = rl_project / "baselines" / "runs" / "exploit" / "six_suspects" / "random" / "seed0"
+    saved = load_config(run / "config.yaml")
+    assert saved.pretrain.teacher == "random" and saved.pretrain.games == 2 and saved.track == "distilled"
+    trained = json.loads((run / "metrics.json").read_text())["timesteps"]  # a rollout overshoots the budget
+    assert [[p[0] for p in c] for c in target["curves"]] == [list(range(0, trained + 1, 128))] * 2  # step 0 on
+    text = (rl_project / "BASELINES.md").read_text()
+    assert "### Exploitability bounds" in text and f"**+{b['bound']['gain']:.3f}**" in text
+    assert r["figure"] and (rl_project / r["figure"]).is_file()
+
+
 def test_a_benchmark_compares_with_both_tracks_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`parlour benchmark` prints and pairs its rows with the distilled track's and the rl track's trained seeds."""
     from parlour.training import benchmark

@@ -124,6 +124,14 @@ class ExploitSpec:
     #: Deals of the evaluation deal set each best response is scored on (once per seat).
     games: int = 100
     notes: list[str] = field(default_factory=list)
+    #: Games of behaviour cloning of the target each best response starts from (0: from scratch); a response that
+    #: starts as a copy of the target starts no worse than it.
+    warm_games: int = 0
+    #: Learner steps between the best responses' periodic evaluations (0: none): their learning curve.
+    eval_every: int = 0
+    #: Compute the bound (:func:`parlour.training.exploit.exploitability_bound`): the trained responses and every
+    #: published policy and bot of the game, chosen on the benchmark's deals and reported on fresh ones.
+    bound: bool = False
 
 
 def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:

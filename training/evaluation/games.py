@@ -20,7 +20,12 @@ from parlour.envs.core import ParlourEnv
 from parlour.envs.fileio import FileSafetyError, atomic_write
 
 #: Versioned evaluation deal sets: name -> base seed of :func:`deal_seeds`. Never change a published entry; add one.
-EVAL_SEED_SETS: dict[str, int] = {"v1": 20261129}
+EVAL_SEED_SETS: dict[str, int] = {
+    "v1": 20261129,
+    # fresh deals on which a choice made on "v1" is reported (the exploitability bound: the best of several
+    # responses chosen and reported on the same deals would report the luckiest)
+    "report-v1": 20261205,
+}
 
 
 def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.random.Generator) -> dict[str, Any]:
