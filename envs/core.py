@@ -170,6 +170,10 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
             "max_turns": max_turns,
             **(options or {}),
         }
+        if max_turns is not None:
+            # the driver's cap is the one make(max_turns=...) sets, even where the rules have a keyword of that name
+            # (Elevenses' own 200-turn cap): a record must replay the game it recorded
+            self.make_kwargs["max_turns"] = max_turns
 
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents: list[str] = []

@@ -142,3 +142,20 @@ def test_the_tianshou_bridge_passes_the_flags_on() -> None:
             seen += 1
             assert term and not trunc
     assert seen
+
+
+@pytest.mark.parametrize("name", list(ENVIRONMENTS))
+def test_a_game_cut_by_the_driver_cap_replays_from_its_record(name: str) -> None:
+    """The record's options recreate the cap that cut the game: Elevenses' rules have a ``max_turns`` of their own
+    (200), which used to overwrite the driver's in the record, so a cut game replayed to a different end."""
+    from parlour.envs import replay
+
+    env = make(name, max_turns=2)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    record = env.record()
+    assert record["options"]["max_turns"] == 2
+    replay(record)  # raises if the replayed game ends otherwise
