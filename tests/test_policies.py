@@ -494,7 +494,9 @@ def test_the_library_checks_a_policy_where_it_meets_a_table() -> None:
         run_match(
             "goes_to_eleven_v0", [str(shipped_path("goes_to_eleven_distilled")), "random"], num_players=5, games=1
         )
-    with pytest.raises(ValueError, match=r"plays \['lady_alice_v1', 'lady_alice_v0'\], not goes_to_eleven_v0"):
+    with pytest.raises(
+        ValueError, match=r"plays \['lady_alice_v2', 'lady_alice_v1', 'lady_alice_v0'\], not goes_to_eleven_v0"
+    ):
         play_matchup("goes_to_eleven_v0", make("lady_alice_expert"), make("random"), num_players=4, games=1)
     pytest.importorskip("gymnasium")
     from parlour.training.single_agent import SingleAgentEnv
