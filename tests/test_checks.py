@@ -175,6 +175,7 @@ OLD_PENALTY_LEAKED = {
     "goes_to_eleven_v0": True,
     "lady_alice_v0": True,
     "lady_alice_v1": True,
+    "lady_alice_v2": True,
     "elevenses_v0": True,
 }
 

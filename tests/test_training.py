@@ -174,7 +174,7 @@ CONFIG_ERRORS = [
     ),
     (["train.vec_env=threads"], r"train.vec_env='threads' is not valid"),
     (["learner.seat=7"], r"learner.seat='7' is not valid"),
-    (["eval.seed_set=v9"], r"eval.seed_set='v9' is not valid: expected one of \['v1'\]"),
+    (["eval.seed_set=v9"], r"eval.seed_set='v9' is not valid: expected one of \['report-v1', 'v1'\]"),
     (["nonsense"], r"override 'nonsense' is not of the form key=value"),
     (
         ["train.total_timesteps=1000.5"],
