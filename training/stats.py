@@ -84,7 +84,7 @@ PAIRED_METHOD = (
 )
 
 
-def cell_interval(deal_wins: Sequence[float], games_per_deal: int, z: float = Z95) -> tuple[float, float]:
+def cell_interval(deal_wins: Sequence[float] | np.ndarray, games_per_deal: int, z: float = Z95) -> tuple[float, float]:
     """95% interval of a win rate from its per-deal wins (``deal_wins[j]`` of ``games_per_deal`` games on deal
     ``j``): Wilson's score interval at the effective sample size ``n / deff`` (see the module docstring)."""
     x = np.asarray(deal_wins, float)
@@ -111,7 +111,7 @@ def _t(df: float) -> float:
     return float(t.ppf(0.5 + CONFIDENCE / 2, df))
 
 
-def seed_interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> dict[str, Any]:
+def seed_interval(values: Sequence[float] | np.ndarray, bounds: tuple[float, float] | None = None) -> dict[str, Any]:
     """Mean of ``values`` (one per training seed) with its 95% Student-t interval, and the lowest and highest seed.
     One seed: no interval (the point). ``bounds``: the range the mean cannot leave (``(0, 1)`` for win rates), to
     which the interval is clipped (a clipped interval covers whatever the original covered)."""

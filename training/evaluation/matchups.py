@@ -54,7 +54,7 @@ class Matchup:
     def summary(self) -> dict[str, Any]:
         n = len(self.wins)
         deal_wins = np.bincount(self.deals, weights=self.wins).astype(int).tolist() if n else []
-        played = np.bincount(np.unique(self.deals, return_inverse=True)[1], weights=self.wins) if n else []
+        played: np.ndarray = np.bincount(np.unique(self.deals, return_inverse=True)[1], weights=self.wins)
         lo, hi = cell_interval(played, n // len(played)) if n else (0.0, 1.0)
         m = float(np.mean(self.rewards)) if n else 0.0
         mlo, mhi = clustered_interval(per_cluster_means(self.rewards, self.deals), proportion=False)
