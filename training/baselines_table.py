@@ -33,7 +33,7 @@ import numpy as np
 from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
 from parlour.baselines.policy_file import PolicyFile, PolicyFileError, read_spec, read_weights, save_policy, table_for
 from parlour.envs.fileio import FileSafetyError, FolderLock, atomic_write, read_json
-from parlour.training.scenarios import benchmark_report, cell, cell_ci, header, scenario
+from parlour.training.scenarios import benchmark_report, cell, cell_ci, games_per_deal, header, scenario
 from parlour.training.stats import (
     CELL_METHOD,
     CLUSTER_METHOD,
@@ -616,9 +616,10 @@ def seed_stats(r: dict[str, Any], labels: list[str], opponents: list[str]) -> di
     for bot in refs:
         out["standing"][bot] = {}
         for o in opponents:
-            games = cells[(bot, o)]["games"] / len(cells[(bot, o)]["deal_wins"])
             wins = [cells[(p, o)]["deal_wins"] for p in labels]
-            out["standing"][bot][o] = paired_comparison(wins, cells[(bot, o)]["deal_wins"], int(round(games)))
+            out["standing"][bot][o] = paired_comparison(
+                wins, cells[(bot, o)]["deal_wins"], games_per_deal(cells[(bot, o)])
+            )
     return out
 
 

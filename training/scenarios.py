@@ -121,6 +121,11 @@ def benchmark_report(
     return report
 
 
+def games_per_deal(m: dict[str, Any]) -> int:
+    """How many games a stored matchup played on each deal (one per seat): its games over its deals."""
+    return int(round(m["games"] / len(m["deal_wins"])))
+
+
 def cell_ci(m: dict[str, Any]) -> tuple[float, float]:
     """A matchup's 95% win-rate interval, computed from its stored per-deal wins
     (:func:`parlour.training.stats.cell_interval`); a matchup stored without them keeps its stored interval."""
@@ -129,7 +134,7 @@ def cell_ci(m: dict[str, Any]) -> tuple[float, float]:
     wins = m.get("deal_wins")
     if not wins:
         return (float(m["win_ci"][0]), float(m["win_ci"][1]))
-    return cell_interval(wins, int(round(m["games"] / len(wins))))
+    return cell_interval(wins, games_per_deal(m))
 
 
 def cell(m: dict[str, Any], interval: bool = True) -> str:

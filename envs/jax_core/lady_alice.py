@@ -435,10 +435,9 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
             won = jnp.where((still_in == 1) & (accuser < 0) & ~truncating, active, won)
             rewards = jnp.where(end, jnp.where(won, f32(1.0), f32(-1.0)), f32(0.0))
         over = phase == OVER
-        terminated = over & ~game_truncated
-        truncated = game_truncated
-        if not cap_truncates:  # the cap scores the game: a termination (CAP_TRUNCATES)
-            terminated, truncated = over, jnp.bool_(False)
+        # the cap scores the game: a termination, but in the versions published before that ruling (CAP_TRUNCATES)
+        truncated = game_truncated if cap_truncates else jnp.bool_(False)
+        terminated = over & ~truncated
         if max_turns is not None:
             truncated = truncated | (~over & (rounds >= max_turns))
         new = State(
