@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parlour.baselines.base import Policy, RandomPolicy, Table
+from parlour.baselines.base import MIXED_PREFIX, MixedTable, Policy, RandomPolicy, Table
 from parlour.baselines.search import DeterminizedSearch
 from parlour.baselines.spec import GameSpec
 from parlour.envs import ENVIRONMENTS
@@ -115,7 +115,8 @@ def renamed(spec: str) -> str:
 #: What a policy spec may be besides a name, for the messages that list what is accepted.
 OTHER_SPECS = (
     "a policy file (NAME.json beside NAME.safetensors), or module:NAME or path/to/file.py:NAME naming a class or "
-    "instance with act(observation, action_mask, rng), or a function act(observation, action_mask, rng)"
+    "instance with act(observation, action_mask, rng), or a function act(observation, action_mask, rng); as an "
+    "opponent, mixed:A+B+C (a table of several policies, seat-rotated)"
 )
 #: What ``module:NAME`` and ``file.py:NAME`` may name, for the messages that refuse anything else.
 ACCEPTED_OBJECTS = (
@@ -205,9 +206,25 @@ def resolve(
     before it is called. What cannot be avoided: a module is imported, and a file is run, when named, as Python's
     ``import`` does (a missing module or file is refused before that); Parlour never runs code from a config's
     *content* beyond importing what it names. The policy's name in tables is its own ``name`` for a
-    :class:`~parlour.baselines.base.Policy`, else ``label`` (default :func:`short_label` of the spec)."""
+    :class:`~parlour.baselines.base.Policy`, else ``label`` (default :func:`short_label` of the spec).
+
+    ``mixed:A+B+C`` names a table of several policies (:class:`~parlour.baselines.base.MixedTable`): an opponent
+    whose members fill the other seats in turn, rotated by deal; it does not act itself. ``mixed:`` is reserved: a
+    module named ``mixed`` cannot be named as ``mixed:NAME``."""
     from parlour.baselines import policy_file
 
+    if spec.startswith(MIXED_PREFIX):  # a table of several players, rotated by deal (an opponent, not one player)
+        members = [m for m in spec[len(MIXED_PREFIX) :].split("+")]
+        if len(members) < 2 or not all(members):
+            raise UnknownPolicyError(
+                f"mixed table {spec!r}: expected mixed:A+B[+C...], two or more policy specs joined by '+'"
+            )
+        return MixedTable(
+            [
+                resolve(m, env_name, num_players, options, deterministic=deterministic, trust_pickle=trust_pickle)
+                for m in members
+            ]
+        )
     names = available(env_name)
     spec = renamed(spec)
     if spec in BOTS or spec in SHIPPED:

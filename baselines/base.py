@@ -124,3 +124,37 @@ class FeatureReadout(Policy):
             return choose_best(s, scored, rng)
         legal = np.flatnonzero(action_mask)
         return int(legal[rng.integers(len(legal))])
+
+
+#: The policy-spec prefix of a mixed table: ``mixed:A+B+C`` (:class:`MixedTable`).
+MIXED_PREFIX = "mixed:"
+
+
+class MixedTable(Policy):
+    """An opponent that is a table of several policies rather than one: in a matchup, the other seats are filled by
+    ``members`` in turn, rotated by deal (:meth:`seated`), so over a deal set every member sits in every position
+    relative to the evaluated seat equally often. Its spec is ``mixed:A+B+C`` (each member any policy spec).
+
+    It is a held-out table for any policy trained with one draw filling the table (``opponent_draw: table``): no
+    such policy has met bots of different kinds at one table. It does not act itself."""
+
+    def __init__(self, members: list[Policy]) -> None:
+        if len(members) < 2:
+            raise ValueError(f"a mixed table needs at least two members, got {[m.name for m in members]}")
+        if any(isinstance(m, MixedTable) for m in members):
+            raise ValueError("a mixed table's members are players, not mixed tables")
+        self.members = tuple(members)
+        self.name = "mixed(" + "+".join(m.name for m in members) + ")"  # type: ignore[misc]
+        self.needs_env = any(m.needs_env for m in members)  # type: ignore[misc]
+
+    def seated(self, position: int, deal: int) -> Policy:
+        """The member in the ``position``-th other seat (counted from the evaluated seat, in seat order) on the
+        ``deal``-th deal of a set: member ``(position + deal) mod len(members)``."""
+        return self.members[(position + deal) % len(self.members)]
+
+    def check_table(self, table: Table) -> None:
+        for m in self.members:
+            m.check_table(table)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        raise TypeError(f"{self.name} is a table of players, not one player: seat its members (MixedTable.seated)")

@@ -715,13 +715,15 @@ RESULT_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
     },
     "sweep": {"env": str, "family": str, "seeds": list, "steps": int, "settings": list, "rows": list, "levels": dict},
     "exploit": {"env": str, "steps": int, "seeds": list, "games": int, "targets": list},
+    "heldout": {"env": str, "matchups": list, "families": dict, "bots": list, "table": str},
 }
 #: What a results file that holds the right keys but not the right things in them raises while it is read.
 MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError)
 
 
 def results_file(folder: Path, env_name: str, kind: str) -> Path:
-    """Where the stored result of ``kind`` (``distilled``, ``rl``, ``sweep``, ``exploit``) for ``env_name`` lives."""
+    """Where the stored result of ``kind`` (``distilled``, ``rl``, ``sweep``, ``exploit``, ``heldout``) for
+    ``env_name`` lives."""
     return folder / (f"{env_name}_results.json" if kind == "distilled" else f"{env_name}_{kind}_results.json")
 
 
@@ -756,12 +758,13 @@ def malformed(path: Path | str, kind: str, exc: BaseException) -> ValueError:
 def _results(folder: Path) -> dict[str, dict[str, dict[str, Any]]]:
     """Every stored result in ``folder`` by env, then kind: ``distilled`` (``<env>_results.json``), ``rl``
     (``<env>_rl_results.json``), ``sweep`` (``<env>_sweep_results.json``), ``exploit``
-    (``<env>_exploit_results.json``); each checked by :func:`read_results`."""
+    (``<env>_exploit_results.json``), ``heldout`` (``<env>_heldout_results.json``); each checked by
+    :func:`read_results`."""
     import re
 
     from parlour.envs import ENVIRONMENTS
 
-    pattern = re.compile(r"(.+_v\d+)_(?:(rl|sweep|exploit)_)?results\.json")
+    pattern = re.compile(r"(.+_v\d+)_(?:(rl|sweep|exploit|heldout)_)?results\.json")
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for path in folder.glob("*_results.json"):
         m = pattern.fullmatch(path.name)
@@ -787,13 +790,16 @@ def at_a_glance(results: dict[str, dict[str, dict[str, Any]]], folder: Path | No
     lines = [
         "## At a glance: learning from scratch against the distilled ceiling",
         "",
-        "Each game's win rates first at the table the rl track never trained at -- the expert's (every other seat the "
-        "expert bot; both rl families train at the random and heuristic tables) -- then at the heuristic's, a "
-        "training table. From the sections below: the rl track's families (learned from the environment alone) and "
+        "Each game's win rates first at the tables held out from training: a mixed table of the scenario's bots "
+        "(the random, heuristic and expert bots together in the other seats, rotated by deal; every family trained "
+        "with one kind of bot filling the table, so none met it), and the expert's (every other seat the expert bot; "
+        "both rl families train at the random and heuristic tables; the distilled track met it) -- then at the "
+        "heuristic's, a training table. From the sections below: the rl track's families (learned from the environment alone) and "
         "the distilled track (the expert imitated, its inference among the inputs), as the mean over training seeds "
         f"({SEED_T_METHOD}); the heuristic's and the expert's own win rates at that table ({CELL_METHOD}). The "
-        "**parity** column is the rate a copy of the table's bot wins there (one seat among its copies): the "
-        "reference a policy is read against at that table. It replaces chance (1/players), which misleads where "
+        "**parity** column is the rate a copy of the table's bot wins there (one seat among its copies; at the "
+        "mixed table, the mean of its bots' own rates there): the reference a policy is read against at that "
+        "table. It replaces chance (1/players), which misleads where "
         "wins are shared (6 Suspects: every seat that votes for a culprit wins) or where nobody may win (Elevenses). "
         "The gap from the rl columns to the expert's is the benchmark's headroom for an RL algorithm. Regenerated "
         "with the game sections (`parlour baselines --render-only` rewrites it from the stored results).",
@@ -825,8 +831,8 @@ def _glance_row(env: str, parts: dict[str, dict[str, Any]], families: list[str],
     rl = parts.get("rl")
     d = parts.get("distilled")
     sets = sorted({p["scenario_set"] for p in parts.values() if "scenario_set" in p and p.get("matchups")})
-    out = []
-    for table, label in ((e, "expert's (held out)"), (h, "heuristic's (training)")):
+    out = _glance_mixed(env, parts, families, iqm, sets) if "heldout" in parts else []
+    for table, label in ((e, "expert's (held out from the rl track)"), (h, "heuristic's (training)")):
         if (table, table) not in cells:  # a scenario without that table (a small test project's)
             continue
         rl_cells = [
@@ -853,13 +859,39 @@ def _glance_row(env: str, parts: dict[str, dict[str, Any]], families: list[str],
     return out
 
 
+def _glance_mixed(
+    env: str, parts: dict[str, dict[str, Any]], families: list[str], iqm: Any, sets: list[str]
+) -> list[str]:
+    """The mixed table's row of :func:`at_a_glance` (:mod:`parlour.training.heldout`)."""
+    from parlour.training.heldout import parity
+
+    r = parts["heldout"]
+    table = r["table"]
+    cells = {m["policy"]: m for m in r["matchups"]}
+
+    def mean(labels: list[str] | None) -> str:
+        if not labels:
+            return "not evaluated yet"
+        return iqm(seed_stats(r, labels, [table])["per_table"][table], len(labels))
+
+    refs = _reference_bots(r["bots"])
+    if refs is None:
+        return []
+    h, e = refs
+    return [
+        f"| {env} | {', '.join(sets)} | mixed (held out) | "
+        + " | ".join(mean(r["families"].get(f"rl {f}")) for f in families)
+        + f" | {mean(r['families'].get('distilled'))} | {cell(cells[h])} | {cell(cells[e])} | {parity(r):.3f} |"
+    ]
+
+
 def _cells(r: dict[str, Any]) -> set[tuple[str, str]]:
     return {(m["policy"], m["opponent"]) for m in r["matchups"]}
 
 
 def render(folder: Path) -> str:
     """BASELINES.md from every stored result in ``folder`` (:func:`_results`)."""
-    from parlour.training import exploit, rl_track
+    from parlour.training import exploit, heldout, rl_track
 
     lines = [
         "# Published baselines",
@@ -905,6 +937,7 @@ def render(folder: Path) -> str:
         "rl": rl_track.render,
         "sweep": rl_track.render_sweep,
         "distilled": lambda r: _render_game(r, folder),
+        "heldout": heldout.render,
         "exploit": exploit.render,
     }
     for env, parts in results.items():

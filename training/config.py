@@ -382,9 +382,12 @@ def imports_code(spec: str) -> bool:
     """Whether a policy spec names code to import (``module:NAME``, ``file.py:NAME``), not a bot, a shipped policy
     or a policy file (see :func:`parlour.baselines.resolve`)."""
     from parlour.baselines import BOTS, SHIPPED, renamed
+    from parlour.baselines.base import MIXED_PREFIX
     from parlour.baselines.policy_file import is_policy_path
 
     spec = renamed(spec)
+    if spec.startswith(MIXED_PREFIX):  # a mixed table imports what its members import
+        return any(imports_code(m) for m in spec[len(MIXED_PREFIX) :].split("+"))
     if spec == SELF_PLAY or spec in BOTS or spec in SHIPPED or is_policy_path(spec) or spec.endswith(".zip"):
         return False
     return ":" in spec
@@ -520,6 +523,7 @@ def validate(cfg: TrainConfig) -> None:
 def _check_policies(cfg: TrainConfig) -> None:
     """Every policy the config names resolves at its table (as every command resolves it; never called)."""
     from parlour.baselines import available, resolve
+    from parlour.baselines.base import MIXED_PREFIX
 
     bots = available(cfg.game.name)
     for where, names in _policy_specs(cfg):
@@ -529,6 +533,11 @@ def _check_policies(cfg: TrainConfig) -> None:
         for name in names:
             if name == SELF_PLAY and allow_self:
                 continue
+            if name.startswith(MIXED_PREFIX) and where != "eval.opponents":
+                raise ConfigError(
+                    f"{where}: {name!r} is a mixed table (several players); it can fill the other seats of an "
+                    "evaluation (eval.opponents) only, not one seat"
+                )
             try:  # the same resolver every command uses: what passes here plays there
                 resolve(name, cfg.game.name, cfg.game.num_players, cfg.game.options, trust_pickle=cfg.trust_pickle)
             except (ValueError, ImportError) as exc:

@@ -28,10 +28,11 @@ def add_parser(sub: Subparsers) -> None:
     add_envs(bl, "--game")
     bl.add_argument(
         "--track",
-        choices=("distilled", "rl", "sweep", "exploit"),
+        choices=("distilled", "rl", "sweep", "exploit", "heldout"),
         default="distilled",
         help="which part of BASELINES.md to regenerate: the distilled track (default), the rl track (trained from the "
-        "environment alone), its tuning sweep (on seeds kept apart), or the approximate-exploitability table",
+        "environment alone), its tuning sweep (on seeds kept apart), the exploitability bounds, or the held-out "
+        "mixed table (every published policy at a table of the scenario's bots together; plays, never trains)",
     )
     bl.add_argument(
         "--runs",
@@ -128,6 +129,10 @@ def _regenerate(args: argparse.Namespace) -> None:
                 games, progress=not args.no_progress, train_models=not args.skip_training, runs=runs, folder=folder
             ).read_text()
         )
+    elif args.track == "heldout":
+        from parlour.training import heldout
+
+        print(heldout.regenerate(games, progress=not args.no_progress, folder=folder).read_text())
     else:
         regenerate(
             games,

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.base import Policy
+from parlour.baselines.base import MixedTable, Policy
 from parlour.envs import make as make_env
 from parlour.envs.core import ParlourEnv
 from parlour.envs.fileio import FileSafetyError, atomic_write
@@ -31,6 +31,11 @@ EVAL_SEED_SETS: dict[str, int] = {
 def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.random.Generator) -> dict[str, Any]:
     """Play one game from ``env.reset(seed=seed)``; returns each seat's total reward, its number of decisions (the
     steps a learner in that seat would take: the rl track states its budget in games with it) and the outcome."""
+    for p in seats:
+        if isinstance(p, MixedTable):  # refused before the first step, not at the mixed table's first turn
+            raise ValueError(
+                f"{p.name} is a table of several players, not one: it can fill the other seats of a matchup"
+            )
     env.reset(seed=seed)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     decisions = dict.fromkeys(env.possible_agents, 0)

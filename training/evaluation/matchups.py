@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.baselines.base import Policy
+from parlour.baselines.base import MixedTable, Policy
 from parlour.baselines.policy_file import table_of
 from parlour.envs import make as make_env
 from parlour.envs.core import package_version
@@ -140,7 +140,7 @@ def _seat_rotation(
     base = EVAL_SEED_SETS[seed_set]
     return [
         PlannedGame(
-            [policy if s == seat else opponent for s in range(num_players)],
+            [policy if s == seat else _other(opponent, (s - seat) % num_players - 1, d) for s in range(num_players)],
             deals[d],
             (base, d, seat),
             folder / f"deal{d:04d}_seat{seat}.json" if folder is not None else None,
@@ -148,6 +148,12 @@ def _seat_rotation(
         )
         for seat in range(num_players)
     ]
+
+
+def _other(opponent: Policy, position: int, d: int) -> Policy:
+    """Who sits in the ``position``-th other seat (clockwise from the evaluated seat) on deal ``d``: the opponent, or
+    the member of a mixed table whose turn it is there (:meth:`MixedTable.seated`)."""
+    return opponent.seated(position, d) if isinstance(opponent, MixedTable) else opponent
 
 
 def rate(matchups: Sequence[Matchup]) -> dict[str, dict[str, float]]:
