@@ -348,7 +348,10 @@ def test_the_at_a_glance_table_headlines_the_held_out_table_and_reads_each_again
     # and the expert's, which neither rl family trained at; then the heuristic's, a training table
     if "heldout" in results["six_suspects_v0"]:
         assert rows.pop(0).split("|")[3].strip() == "mixed (held out)"
-    assert [r.split("|")[3].strip() for r in rows] == ["expert's (held out from the rl track)", "heuristic's (training)"]
+    assert [r.split("|")[3].strip() for r in rows] == [
+        "expert's (held out from the rl track)",
+        "heuristic's (training)",
+    ]
     rates = {(m["policy"], m["opponent"]): m["win_rate"] for m in rl["matchups"]}
 
     def mean_t(x: list[float]) -> str:  # the mean over seeds and its Student-t 95% interval, within [0, 1]

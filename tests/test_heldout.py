@@ -122,7 +122,7 @@ def test_the_held_out_section_and_glance_row_read_the_mixed_table_and_its_parity
     text = "\n".join(render(r))
     agg = seed_stats(r, ["ppo@seed0", "ppo@seed1"], [r["table"]])["per_table"][r["table"]]  # type: ignore[list-item]
     assert f"| **rl ppo**, mean over 2 seeds | {agg['value']:.3f} " in text
-    assert f"Parity: the mean of the table's bots' own win rates there" in text and f"{parity(r):.3f}" in text
+    assert "Parity: the mean of the table's bots' own win rates there" in text and f"{parity(r):.3f}" in text
     row = _glance_mixed(ENV, {"heldout": r}, ["ppo", "selfplay"], lambda a, n: f"{a['value']:.3f}/{n}", ["v1"])[0]
     cells_row = [c.strip() for c in row.strip("|").split("|")]
     assert cells_row[2] == "mixed (held out)"

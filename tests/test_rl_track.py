@@ -220,6 +220,29 @@ def test_the_bound_of_bots_alone_is_chosen_on_the_benchmark_deals_and_reported_o
         exploit.exploitability_bound(ENV, make_bot("random", ENV), [make_bot("random", ENV)], games=1, num_players=4)
 
 
+def test_the_known_responses_are_every_fieldable_bot_and_every_published_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound tries every bot a player could field (no oracle: it reads the hidden state; no search bot: seconds a
+    move) and every published training seed of both tracks, never the target itself."""
+    from parlour.baselines import CHECKPOINT_DIR
+    from parlour.training.heldout import published
+
+    seen: dict[str, list[str]] = {}
+
+    def capture(env_name: str, target: object, known: list[object], trained: list[object], **_: object) -> dict:
+        seen["target"] = [target.name]  # type: ignore[attr-defined]
+        seen["known"] = [p.name for p in known]  # type: ignore[attr-defined]
+        return {}
+
+    monkeypatch.setattr(exploit, "exploitability_bound", capture)
+    exploit.bound_for(ENV, "six_suspects_heuristic", [], 1, 4, {}, CHECKPOINT_DIR)
+    seeds = [label for family in published(ENV, CHECKPOINT_DIR)[0].values() for label, _ in family]
+    assert len(seeds) >= 13  # five seeds of each rl family, three distilled
+    assert set(seeds) <= set(seen["known"])
+    assert {"random", "six_suspects_expert", "six_suspects_readout", "six_suspects_rl"} <= set(seen["known"])
+    assert not {"six_suspects_oracle", "search", "six_suspects_heuristic"} & set(seen["known"])
+    assert seen["target"] == ["six_suspects_heuristic"]
+
+
 def test_a_paired_gain_is_floored_at_0_and_refuses_cells_of_other_deals() -> None:
     own = {"deal_wins": [2, 2, 1, 3], "games": 16}
     worse = exploit.paired_gain({"deal_wins": [1, 1, 0, 2], "games": 16}, own)
