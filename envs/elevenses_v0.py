@@ -34,7 +34,7 @@ Agents ``player_0 … player_{n-1}`` (2–5), clockwise; ``player_0`` starts (``
 Observation
 -----------
 ``observe(agent)`` returns ``{"observation": Box(0, 1, ({observation_size},), float32), "action_mask": Box(0, 1, ({num_actions},), int8)}``.
-The observation is a perfect-recall information state; seats, backs, plates and Guilt cards are relative to the
+The observation keeps everything the player has seen, in a fixed-size encoding (not strict perfect recall: see the OpenSpiel bridge); seats, backs, plates and Guilt cards are relative to the
 observer (0 = itself, 1 = its left neighbour, …; plate and Guilt index 5 is Mrs Lansdowne's).
 ``env.unwrapped.observation_dict(agent)`` decodes it into these fields:
 

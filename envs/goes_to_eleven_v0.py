@@ -26,7 +26,7 @@ Observation
 -----------
 ``observe(agent)`` returns ``{"observation": Box(0, 1, ({observation_size},), float32), "action_mask": Box(0, 1, ({num_actions},), int8)}``
 (with the default ``max_piles=12``; the pile fields and the play actions grow with ``max_piles``). The
-observation is a perfect-recall information state, the same size for every player count; seats are relative to
+observation keeps everything the player has seen, in a fixed-size encoding (not strict perfect recall: see the OpenSpiel bridge), the same size for every player count; seats are relative to
 the observer. ``env.unwrapped.observation_dict(agent)`` decodes it into these named fields:
 
 {observation_table}

@@ -32,8 +32,8 @@ evidence and every verdict), all equally likely: its size measures how far the a
 Observation
 -----------
 ``observe(agent)`` returns ``{"observation": Box(0, 1, ({observation_size},), float32), "action_mask": Box(0, 1, ({num_actions},), int8)}``
-(with the default ``max_rounds=40``; the history grows with it). The observation is a perfect-recall information
-state; seats are relative to the observer. ``env.unwrapped.observation_dict(agent)`` decodes it into these fields:
+(with the default ``max_rounds=40``; the history grows with it). The observation keeps everything the player has seen, in a fixed-size encoding (not strict perfect recall: see the OpenSpiel bridge);
+seats are relative to the observer. ``env.unwrapped.observation_dict(agent)`` decodes it into these fields:
 
 {observation_table}
 

@@ -23,7 +23,7 @@ Agents ``player_0 … player_{n-1}`` (2–8), clockwise; ``player_0`` starts (``
 Observation
 -----------
 ``observe(agent)`` returns ``{"observation": Box(0, 1, ({observation_size},), float32), "action_mask": Box(0, 1, ({num_actions},), int8)}``.
-The observation is a perfect-recall information state of this game, the same size for every player count; seats
+The observation keeps everything the player has seen, in a fixed-size encoding (not strict perfect recall: see the OpenSpiel bridge), the same size for every player count; seats
 are relative to the observer. ``env.unwrapped.observation_dict(agent)`` decodes it into these named fields:
 
 {observation_table}

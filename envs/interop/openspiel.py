@@ -13,10 +13,13 @@ How the games map onto OpenSpiel's model:
 - **Chance**: ``SAMPLED_STOCHASTIC``. Every random draw of a game comes from its deal seed (the rules never draw
   again), so there are no chance nodes: each ``new_initial_state()`` takes the next deal seed from the game's
   generator (seeded by ``rng_seed``), which makes a sequence of games reproducible.
-- **Information state**: the env's observation of that player, which is already a perfect-recall information state
-  (everything the player saw and all public history). ``information_state_tensor`` is that vector;
-  ``information_state_string`` is the player and a SHA-1 of it (the key ISMCTS keys its nodes by). The observation
-  tensor and string are the same (the perfect-recall vector also answers for the plain observation).
+- **Information state**: the env's observation of that player. It keeps everything the player has seen and the
+  public history (the project's recall ruling), in a fixed-size encoding -- which may merge two histories that
+  differ only in what the encoding does not keep (the order of some events), so it is not perfect recall in
+  OpenSpiel's strict sense. ``information_state_tensor`` is that vector; ``information_state_string`` is the player
+  and a SHA-1 of it (the key ISMCTS keys its nodes by). The observation tensor and string are the same. An
+  algorithm whose correctness needs strict perfect recall (CFR, an exact best response) should key on the sequence
+  of a seat's observations and its own actions, as :mod:`parlour.training.exploit_exact` does.
 - **Resampling**: ``resample_from_infostate(player, sampler)`` returns a state whose env is the env's own
   :meth:`~parlour.envs.core.ParlourEnv.resample_hidden` (the determinisation our hidden-information audit checks);
   its random draws are seeded from ``sampler()``.
@@ -117,7 +120,7 @@ class ParlourGame(pyspiel.Game):
         return ParlourState(self, env)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> InformationStateObserver:
-        # Every observation type gets the perfect-recall information state (it answers for the plain one too).
+        # Every observation type gets the env's observation (it keeps all the player saw; see the module docstring).
         return InformationStateObserver(self.template.observation_layout.size)
 
 
