@@ -86,7 +86,7 @@ def evaluate(env_name: str, folder: Path, *, progress: bool = False, workers: in
     report["evaluation_seconds"] = time.perf_counter() - start
     report["families"] = {family: [label for label, _ in seeds] for family, seeds in trained.items()}
     report["bots"] = [b.name for b in bots]
-    report["table"] = sc.opponents[0]
+    report["table"] = report["matchups"][0]["opponent"]  # the mixed table's name, as its cells name it
     return report
 
 
