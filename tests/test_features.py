@@ -165,6 +165,8 @@ def trained(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReq
                 "self_play.snapshot_every=256",
                 "train.eval_every=0",
                 "eval.games=2",
+                "eval.opponents=[random]",  # the run's final evaluation is not what this fixture is for
+                "eval.reference=[]",
                 f"ppo.skip_features={str(request.param).lower()}",
                 f"ppo.observation_fields=[{','.join(FIELDS) if request.param else ''}]",
                 "--out",
