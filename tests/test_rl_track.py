@@ -337,3 +337,36 @@ def test_the_old_game_flag_chooses_the_game_on_every_track(
     monkeypatch.chdir(rl_project)
     assert main(["baselines", "--game", "lady_alice_v1", "--track", "rl", "--skip-training", "--no-progress"]) == 2
     assert "no rl: block in configs/<game>/baselines.yaml for ['lady_alice_v1']" in capsys.readouterr().err
+
+
+def test_curves_only_recomputes_the_stored_curves_from_the_runs_evaluations(tmp_path: Path) -> None:
+    """`parlour baselines --track rl --curves-only`: a step-0 point added to every run's evaluations (what
+    `python -m parlour.training.initial_point` writes) starts the stored curves at step 0 and changes their AUC;
+    nothing else of the stored results moves."""
+    import shutil
+
+    from parlour.training import rl_track
+
+    env, game = "goes_to_eleven_v0", "goes_to_eleven"
+    shutil.copytree(ROOT / "configs", tmp_path / "configs")
+    shutil.copytree(ROOT / "baselines" / "runs" / game, tmp_path / "runs" / game)
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    stored = ROOT / "baselines" / "checkpoints" / f"{env}_rl_results.json"
+    shutil.copy(stored, folder)
+    before = json.loads(stored.read_text())
+    for evals in (tmp_path / "runs" / game).glob("*/evaluations.jsonl"):
+        first = json.loads(evals.read_text().splitlines()[0])
+        zero = {k: ({**v, "win_rate": 0.0} if isinstance(v, dict) else v) for k, v in first.items()}
+        evals.write_text(json.dumps({**zero, "timesteps": 0}) + "\n" + evals.read_text())
+    rl_track.refresh_curves([env], root=tmp_path, runs=tmp_path / "runs", folder=folder, figures=tmp_path / "f")
+    after = json.loads((folder / stored.name).read_text())
+    for family, curves in after["curves"]["families"].items():
+        for table, c in curves["tables"].items():
+            old = before["curves"]["families"][family]["tables"][table]
+            assert c["steps"] == [0, *old["steps"]] and c["iqm"][0] == 0.0
+            assert c["auc"] < old["auc"]  # the curve no longer flat at its first point before it
+    assert {k: v for k, v in after.items() if k not in ("curves", "figure")} == {
+        k: v for k, v in before.items() if k not in ("curves", "figure")
+    }
+    assert (tmp_path / "BASELINES.md").is_file()

@@ -338,6 +338,42 @@ def _metrics(run: Path) -> dict[str, Any]:
     return run_metrics(run)
 
 
+def refresh_curves(
+    games: list[str] | None,
+    *,
+    root: Path | None = None,
+    runs: Path | None = None,
+    folder: Path = CHECKPOINT_DIR,
+    figures: Path = FIGURES,
+) -> Path:
+    """Recompute the stored rl results' learning curves (AUC, steps to the heuristic's level, the figure) from the
+    run folders' ``evaluations.jsonl`` -- after :mod:`parlour.training.initial_point` added a step-0 point, say --
+    and rewrite ``BASELINES.md``; nothing is trained or played. Each run folder must hold the records of the seeds
+    the stored results publish."""
+    from parlour.training.baselines_table import read_results, render
+
+    root = root or Path.cwd()
+    runs = runs or root / RUNS
+    check_baselines_md(root / "BASELINES.md")
+    for env_name, _, spec in chosen(root, games, lambda sp: sp.rl is not None, "rl: block"):
+        rl = spec.rl
+        assert rl is not None
+        path = results_path(env_name, folder)
+        if not path.is_file():
+            continue
+        report = read_results(path, "rl")
+        done = {family: list(f["seeds"]) for family, f in report["families"].items()}
+        for family, seeds in done.items():
+            for k in seeds:
+                if not (run_folder(runs, env_name, family, k) / "evaluations.jsonl").is_file():
+                    raise FileNotFoundError(f"{run_folder(runs, env_name, family, k)} holds no evaluations.jsonl")
+        report["curves"] = curves_report(env_name, rl, root, runs, done, report["levels"]["heuristic"])
+        figure = plot_curves(report, figures / f"{env_name}_rl_learning_curves.png")
+        report["figure"] = os.path.relpath(figure, root) if figure is not None else None
+        atomic_write(path, json.dumps(report, indent=1) + "\n")
+    return write_baselines_md(root / "BASELINES.md", render(folder))
+
+
 def regenerate(
     games: list[str] | None,
     *,

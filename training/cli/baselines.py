@@ -46,6 +46,13 @@ def add_parser(sub: Subparsers) -> None:
         "--render-only", action="store_true", help="rewrite BASELINES.md from the stored results; no training or play"
     )
     bl.add_argument(
+        "--curves-only",
+        action="store_true",
+        help="with --track rl: recompute the stored learning curves (AUC, steps to level, figure) from the run "
+        "folders' evaluations (after `python -m parlour.training.initial_point RUN` added a step-0 point) and "
+        "rewrite BASELINES.md; no training or play",
+    )
+    bl.add_argument(
         "--jobs", type=at_least(1), default=2, help="training seeds run at a time, one process each (default 2)"
     )
     add_output_flags(bl)
@@ -100,7 +107,15 @@ def _regenerate(args: argparse.Namespace) -> None:
     folder, figures = published_folders()
     runs = Path(args.runs) if args.runs else None
     games = chosen_envs(args)  # positional ids or the old --game flag
-    if args.track == "rl":
+    if args.curves_only and args.track != "rl":
+        raise ValueError(
+            f"--curves-only recomputes the rl track's learning curves: use it with --track rl, not {args.track}"
+        )
+    if args.track == "rl" and args.curves_only:
+        from parlour.training import rl_track
+
+        print(rl_track.refresh_curves(games, runs=runs, folder=folder, figures=figures).read_text())
+    elif args.track == "rl":
         from parlour.training import rl_track
 
         rl_track.regenerate(
