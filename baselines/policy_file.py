@@ -11,9 +11,13 @@ key                       meaning
 ``num_players``           the player count it was trained at
 ``options``               every keyword of the env it was trained on (rule keywords and the reward alike)
 ``observation_size``      length of the observation vector; ``num_actions`` the size of the action space
-``network``               ``kind`` (``mlp_actor_critic``), ``pi`` and ``vf`` layer widths, ``activation``;
-                          ``features``: names of observation feature sets appended to the observation before
-                          the network (:mod:`parlour.baselines.features`; looked up in the package by name)
+``network``               ``kind``: ``mlp_actor_critic`` (SB3's MLP actor-critic) with ``pi`` and ``vf`` layer
+                          widths, ``activation``; ``features``: names of observation feature sets appended to
+                          the observation before the network (:mod:`parlour.baselines.features`; looked up in
+                          the package by name). Or ``field_encoder`` (:mod:`parlour.baselines.field_net`: a
+                          token per row of each observation field, attention, DeepSets pooling): ``d_model``,
+                          ``attention_layers``, ``heads``, ``pi``, ``vf``, ``activation`` and ``tokens``, the
+                          token plan of the env's layout (which must equal the env's own; no feature sets)
 ``training``              algorithm, seed, timesteps, the resolved training config, periodic evaluations
 ``package_version``       the Parlour version that wrote it
 ``weights``               the weights file's name, its SHA-256 and every tensor's shape
@@ -21,7 +25,8 @@ key                       meaning
 
 Loading validates the spec against :data:`SPEC_SCHEMA` (a JSON Schema, checked with ``jsonschema``: every field's
 type, the network's activation, layer widths up to :data:`MAX_LAYER_WIDTH` and at most :data:`MAX_PARAMETERS`
-parameters in all, counted before anything is allocated, the weights file a plain name beside the spec) and refuses a
+parameters in all, counted before anything is allocated, the weights file a plain name beside the spec; a field
+encoder's ``heads`` dividing its ``d_model`` and its tokens lying end to end over the observation) and refuses a
 malformed spec in one line naming the file and the field (``runs/x/policy.json: network.activation: 'gelu' is not
 one of ['relu', 'tanh']``); it then checks the weights' hash, every tensor's name and shape against the network the
 spec describes and every value (NaN or infinity is refused, naming the tensor), then plays with a NumPy forward pass: no PyTorch is needed to play a shipped policy, and nothing in the
@@ -44,6 +49,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from parlour.baselines import field_net
 from parlour.baselines.base import Policy, Table
 from parlour.baselines.features import Features, field_index, lookup, size, with_features
 from parlour.envs.fileio import atomic_write
@@ -52,8 +58,12 @@ FORMAT = "parlour-policy"
 FORMAT_VERSION = 1
 SPEC_SUFFIX = ".json"
 WEIGHTS_SUFFIX = ".safetensors"
-#: The only network kind so far: SB3's ``MlpPolicy`` actor-critic (flatten, separate policy and value MLPs).
+#: SB3's ``MlpPolicy`` actor-critic (flatten, separate policy and value MLPs).
 MLP_ACTOR_CRITIC = "mlp_actor_critic"
+#: A token per row of each observation field, attention and DeepSets pooling (:mod:`parlour.baselines.field_net`).
+FIELD_ENCODER = field_net.KIND
+#: The network kinds a policy file may hold.
+NETWORK_KINDS = (MLP_ACTOR_CRITIC, FIELD_ENCODER)
 #: Hidden-layer activations the NumPy forward pass knows.
 ACTIVATIONS = ("relu", "tanh")
 #: Env keywords that may differ between a policy's training table and the table it sits at: the reward signal and
@@ -205,10 +215,15 @@ def network_features(spec: dict[str, Any]) -> tuple[Features, ...]:
 def expected_shapes(
     network: dict[str, Any], observation_size: int, num_actions: int, input_extra: int = 0
 ) -> dict[str, tuple[int, ...]]:
-    """Every tensor of the network the spec describes, by SB3's ``state_dict`` names; ``input_extra`` is the size
-    of the feature sets appended to the observation."""
+    """Every tensor of the network the spec describes (an MLP's by SB3's ``state_dict`` names, a field encoder's by
+    :mod:`parlour.baselines.field_net`'s); ``input_extra`` is the size of the feature sets appended to the
+    observation."""
+    if network.get("kind") == FIELD_ENCODER:
+        return field_net.shapes(network["tokens"], network, num_actions)
     if network.get("kind") != MLP_ACTOR_CRITIC:
-        raise PolicyFileError(f"network kind {network.get('kind')!r} is not supported: expected {MLP_ACTOR_CRITIC!r}")
+        raise PolicyFileError(
+            f"network kind {_short(network.get('kind'))} is not supported: expected one of {list(NETWORK_KINDS)}"
+        )
     shapes: dict[str, tuple[int, ...]] = {}
     skip = _skip(network, input_extra)
     for part, head, out in (("policy_net", "action_net", num_actions), ("value_net", "value_net", 1)):
@@ -277,9 +292,74 @@ class MLPActorCritic:
         return out
 
 
-def spec_shapes(spec: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+class FieldEncoderActorCritic:
+    """The field encoder's forward pass in NumPy (float32), from its tensors:
+    :func:`parlour.baselines.field_net.forward`, the same function the jitted trainer learns with."""
+
+    def __init__(self, network: dict[str, Any], tensors: dict[str, np.ndarray]) -> None:
+        if network.get("activation") not in ACTIVATIONS:
+            raise PolicyFileError(
+                f"network.activation {_short(network.get('activation'))} is not supported: expected one of "
+                f"{list(ACTIVATIONS)}"
+            )
+        self.network = network
+        self.activation = network["activation"]
+        self.plan: list[field_net.Token] = network["tokens"]
+        self.tensors = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
+
+    def forward(self, observation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Logits and value (without the value head's axis of one) of one observation or a batch."""
+        logits, value = field_net.forward(np, self.tensors, observation, self.plan, self.network)
+        return np.asarray(logits), np.asarray(value)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        return self.forward(observation)[0]
+
+    def value(self, observation: np.ndarray) -> np.ndarray:
+        # the value head's output, with its axis of one as MLPActorCritic's
+        return self.forward(observation)[1][..., None]
+
+
+#: ``network.kind`` -> the NumPy forward pass that plays it.
+NETWORK_CLASSES: dict[str, Callable[[dict[str, Any], dict[str, np.ndarray]], Any]] = {
+    MLP_ACTOR_CRITIC: MLPActorCritic,
+    FIELD_ENCODER: FieldEncoderActorCritic,
+}
+
+
+def check_tokens(spec: dict[str, Any], where: str | Path | None = None) -> None:
+    """Refuse, in one line naming the first difference, a field encoder whose token plan is not the token plan of
+    its env's observation layout (the env, player count and keywords of the spec): its tensors would read the
+    observation's fields at the wrong places."""
+    from parlour.envs import make
+
+    prefix = f"{where}: " if where is not None else ""
+    env = spec["env"]
+    try:
+        layout = make(env, num_players=spec["num_players"], **spec["options"]).unwrapped.observation_layout
+    except (ValueError, KeyError, TypeError) as exc:
+        raise PolicyFileError(f"{prefix}network.tokens: cannot build {env}'s observation layout: {exc}") from None
+    want, got = field_net.token_plan(layout), spec["network"]["tokens"]
+    for k, (a, b) in enumerate(zip(got, want, strict=False)):
+        if a != b:
+            key = next(key for key in field_net.TOKEN_KEYS if a.get(key) != b[key])
+            raise PolicyFileError(
+                f"{prefix}network.tokens[{k}].{key}: {_short(a.get(key))} in the file, {b[key]!r} in {env}'s "
+                "observation layout: the network was built for another layout"
+            )
+    if len(got) != len(want):
+        raise PolicyFileError(
+            f"{prefix}network.tokens: {len(got)} fields in the file, {len(want)} in {env}'s observation layout: the "
+            "network was built for another layout"
+        )
+
+
+def spec_shapes(spec: dict[str, Any], where: str | Path | None = None) -> dict[str, tuple[int, ...]]:
     """Every tensor of the network a spec describes (its feature sets widen the input, a choice of observation
-    fields narrows it)."""
+    fields narrows it; a field encoder's token plan is checked against its env's layout first, see
+    :func:`check_tokens`, ``where`` naming the spec in the message)."""
+    if spec["network"].get("kind") == FIELD_ENCODER:
+        check_tokens(spec, where)
     extra = size(network_features(spec))
     keep = network_fields(spec)
     width = spec["observation_size"] if keep is None else len(keep)
@@ -293,6 +373,57 @@ _LAYERS = {
     "items": {"type": "integer", "minimum": 1, "maximum": MAX_LAYER_WIDTH},
 }
 _NAMES = {"type": "array", "items": {"type": "string"}}
+#: The most fields a field encoder's token plan may list (the largest layout has a few dozen).
+MAX_TOKEN_FIELDS = 4096
+
+#: ``network`` of kind ``mlp_actor_critic`` (the kinds are checked by the ``network`` schema itself).
+_MLP_NETWORK = {
+    "type": "object",
+    "required": ["kind", "pi", "vf", "activation"],
+    "additionalProperties": False,
+    "properties": {
+        "kind": {},
+        "pi": _LAYERS,
+        "vf": _LAYERS,
+        "activation": {"enum": list(ACTIVATIONS)},
+        "features": _NAMES,
+        "skip_features": {"type": "boolean"},
+        "observation_fields": _NAMES,
+    },
+}
+
+#: ``network`` of kind ``field_encoder`` (:mod:`parlour.baselines.field_net`); ``heads`` dividing ``d_model`` and the
+#: tokens lying end to end are checked beside the schema (:func:`validate_spec`).
+_FIELD_NETWORK = {
+    "type": "object",
+    "required": ["kind", "d_model", "attention_layers", "heads", "pi", "vf", "activation", "tokens"],
+    "additionalProperties": False,
+    "properties": {
+        "kind": {},
+        "d_model": {"type": "integer", "minimum": 1, "maximum": field_net.MAX_D_MODEL},
+        "attention_layers": {"type": "integer", "minimum": 0, "maximum": field_net.MAX_ATTENTION_LAYERS},
+        "heads": {"type": "integer", "minimum": 1, "maximum": field_net.MAX_HEADS},
+        "pi": _LAYERS,
+        "vf": _LAYERS,
+        "activation": {"enum": list(ACTIVATIONS)},
+        "tokens": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_TOKEN_FIELDS,
+            "items": {
+                "type": "object",
+                "required": list(field_net.TOKEN_KEYS),
+                "additionalProperties": False,
+                "properties": {
+                    "field": {"type": "string"},
+                    "start": {"type": "integer", "minimum": 0},
+                    "rows": {"type": "integer", "minimum": 1, "maximum": MAX_LAYER_WIDTH},
+                    "width": {"type": "integer", "minimum": 1, "maximum": MAX_LAYER_WIDTH},
+                },
+            },
+        },
+    },
+}
 
 #: The JSON Schema (draft 2020-12) of a policy spec. ``integer`` means a JSON integer (``4``, not ``4.0``).
 SPEC_SCHEMA: dict[str, Any] = {
@@ -311,17 +442,13 @@ SPEC_SCHEMA: dict[str, Any] = {
         "num_actions": {"type": "integer", "minimum": 1},
         "network": {
             "type": "object",
-            "required": ["kind", "pi", "vf", "activation"],
-            "additionalProperties": False,
-            "properties": {
-                "kind": {"enum": [MLP_ACTOR_CRITIC]},
-                "pi": _LAYERS,
-                "vf": _LAYERS,
-                "activation": {"enum": list(ACTIVATIONS)},
-                "features": _NAMES,
-                "skip_features": {"type": "boolean"},
-                "observation_fields": _NAMES,
-            },
+            "required": ["kind"],
+            "properties": {"kind": {"enum": list(NETWORK_KINDS)}},
+            # each kind has its own keys
+            "allOf": [
+                {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]}, "then": schema}
+                for kind, schema in ((MLP_ACTOR_CRITIC, _MLP_NETWORK), (FIELD_ENCODER, _FIELD_NETWORK))
+            ],
         },
         "weights": {
             "type": "object",
@@ -390,7 +517,9 @@ def _depth(value: Any) -> int:
 
 def parameter_count(network: dict[str, Any], input_size: int, num_actions: int) -> int:
     """How many parameters the network of a (schema-valid) ``network`` entry has with ``input_size`` inputs (the
-    feature sets and ``skip_features`` add a few more: not counted)."""
+    feature sets and ``skip_features`` add a few more: not counted). Counted from the shapes: nothing is allocated."""
+    if network["kind"] == FIELD_ENCODER:
+        return field_net.parameter_count(network["tokens"], network, num_actions)
     total = 0
     for layers, out in ((network["pi"], num_actions), (network["vf"], 1)):
         width = input_size
@@ -429,6 +558,14 @@ def validate_spec(spec: Any, where: str | Path) -> None:
     size bounds do not allow."""
     if _depth(spec) > MAX_DEPTH:
         raise PolicyFileError(f"{where} is not a policy spec (its JSON nests deeper than {MAX_DEPTH} levels)")
+    network = spec.get("network") if isinstance(spec, dict) else None
+    if isinstance(network, dict) and network.get("kind") == FIELD_ENCODER:
+        for key in ("features", "skip_features", "observation_fields"):
+            if key in network:
+                raise PolicyFileError(
+                    f"{where}: network.{key}: a {FIELD_ENCODER} network reads every field of the observation as "
+                    f"tokens and takes no feature sets or choice of fields ({MLP_ACTOR_CRITIC} does)"
+                )
     from jsonschema.exceptions import best_match
 
     error = best_match(_validator().iter_errors(spec))
@@ -449,12 +586,41 @@ def validate_spec(spec: Any, where: str | Path) -> None:
                 f"{where}: training.config says track: rl (learned from the environment alone) but has "
                 f"{', '.join(bad)}: a policy that imitates a bot, reads its features or a shaped reward is distilled"
             )
-    count = parameter_count(spec["network"], spec["observation_size"], spec["num_actions"])
+    network = spec["network"]
+    if network["kind"] == FIELD_ENCODER:
+        _check_field_encoder(network, spec["observation_size"], where)
+    count = parameter_count(network, spec["observation_size"], spec["num_actions"])
     if count > MAX_PARAMETERS:
+        shape = (
+            f"d_model {network['d_model']}, {network['attention_layers']} attention layers, "
+            f"{len(network['tokens'])} token fields"
+            if network["kind"] == FIELD_ENCODER
+            else f"{spec['observation_size']} inputs"
+        )
         raise PolicyFileError(
-            f"{where}: network: {count:,} parameters (pi {spec['network']['pi']}, vf {spec['network']['vf']}, "
-            f"{spec['observation_size']} inputs, {spec['num_actions']} actions) is more than the {MAX_PARAMETERS:,} "
-            "a policy file may hold"
+            f"{where}: network: {count:,} parameters (pi {network['pi']}, vf {network['vf']}, {shape}, "
+            f"{spec['num_actions']} actions) is more than the {MAX_PARAMETERS:,} a policy file may hold"
+        )
+
+
+def _check_field_encoder(network: dict[str, Any], observation_size: int, where: str | Path) -> None:
+    """What the schema cannot say of a (schema-valid) field encoder: its heads split ``d_model`` evenly, and its
+    tokens lie end to end over the whole observation."""
+    if network["d_model"] % network["heads"]:
+        raise PolicyFileError(
+            f"{where}: network.heads: {network['heads']} does not divide network.d_model {network['d_model']} "
+            "(each attention head reads d_model / heads of it)"
+        )
+    start = 0
+    for k, token in enumerate(network["tokens"]):
+        if token["start"] != start:
+            raise PolicyFileError(
+                f"{where}: network.tokens[{k}].start: {token['start']}, expected {start} (the fields lie end to end)"
+            )
+        start += token["rows"] * token["width"]
+    if start != observation_size:
+        raise PolicyFileError(
+            f"{where}: network.tokens cover {start} entries of the observation; observation_size is {observation_size}"
         )
 
 
@@ -478,7 +644,7 @@ def save_policy(path: str | Path, tensors: dict[str, np.ndarray], spec: dict[str
     spec_path, weights_path = paths(path)
     spec_path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
-    shapes = spec_shapes(spec)
+    shapes = spec_shapes(spec, spec_path)
     if {k: v.shape for k, v in arrays.items()} != shapes:
         raise PolicyFileError("save_policy: the tensors do not match the network the spec describes")
     full: dict[str, Any] = {
@@ -552,7 +718,7 @@ def read_weights(path: str | Path, spec: dict[str, Any]) -> dict[str, np.ndarray
         tensors = load_file(str(weights_path))
     except (SafetensorError, OSError, ValueError) as exc:
         raise PolicyFileError(f"{weights_path} is not a safetensors file: {exc}") from None
-    shapes = spec_shapes(spec)
+    shapes = spec_shapes(spec, spec_path)
     got = {k: tuple(v.shape) for k, v in tensors.items()}
     if got != shapes:
         wrong = sorted(set(got) ^ set(shapes)) or sorted(k for k in shapes if got[k] != shapes[k])
@@ -610,7 +776,10 @@ class PolicyFile(TrainedPolicy):
         if table is not None:
             self.check_table(table)
         self.games = (self.spec["env"],)  # type: ignore[misc]
-        self.network = MLPActorCritic(self.spec["network"], read_weights(self.path, self.spec))
+        # the forward pass of the spec's kind (the schema allows no other)
+        self.network = NETWORK_CLASSES[self.spec["network"]["kind"]](
+            self.spec["network"], read_weights(self.path, self.spec)
+        )
         self.features = network_features(self.spec)
         self.keep = network_fields(self.spec)
         self.deterministic = deterministic

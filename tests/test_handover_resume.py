@@ -4,6 +4,7 @@ start processes on the folder's say, a damaged checkpoint, hostile numbers and r
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -153,6 +154,21 @@ def test_a_config_edited_after_its_checkpoint_is_refused_naming_the_keys(
     err = capsys.readouterr().err.strip()
     assert "is not the config its checkpoint" in err and "ppo.ent_coef: checkpoint 0.003, config.yaml 0.5" in err
     assert not got
+
+
+def test_a_checkpoint_from_before_a_key_was_added_resumes_with_its_default(
+    handed: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key the schema gained after the checkpoint was written (``ppo.network``) held its default then: the run
+    resumes; an edited key is still refused (the test above)."""
+    got = _stub_training(monkeypatch)
+    meta = handed / "checkpoints" / "latest" / "parlour.json"
+    record = json.loads(meta.read_text())
+    assert record["config"]["ppo"].pop("network") == "mlp"
+    meta.write_text(json.dumps(record))
+    capsys.readouterr()
+    assert _resume(handed) == 0, capsys.readouterr().err
+    assert got
 
 
 @pytest.mark.parametrize("missing", ["state.json", "tensors.safetensors", "parlour.json"])

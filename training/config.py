@@ -16,12 +16,16 @@ import typing
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from parlour.baselines.policy_file import RL_REWARDS, TRACKS, rl_track_problems
+from parlour.baselines import field_net
+from parlour.baselines.policy_file import MAX_PARAMETERS, RL_REWARDS, TRACKS, rl_track_problems
+
+if TYPE_CHECKING:
+    from parlour.envs.layout import Layout
 
 #: Opponent-pool entry that stands for snapshots of the learner (the self-play league).
 SELF_PLAY = "self"
@@ -31,6 +35,11 @@ VEC_ENVS = ("dummy", "subproc", "jax")
 OPPONENT_DRAWS = ("seat", "table")
 #: ``ppo.activation`` values (names of ``torch.nn`` modules).
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
+#: ``ppo.network`` values: ``mlp`` (the policy and value MLPs of ``ppo.net_arch``) or ``field_encoder`` (a token per row
+#: of each observation field, attention and DeepSets pooling before them: :mod:`parlour.baselines.field_net`).
+NETWORKS = ("mlp", "field_encoder")
+#: The trainers that can train ``ppo.network: field_encoder``.
+FIELD_ENCODER_TRAINERS = ("jax",)
 
 
 class ConfigError(ValueError):
@@ -52,6 +61,18 @@ class LearnerConfig:
     seat: str = "random"
     #: Play the trained policy greedily in evaluation (``False``: sample from it with the evaluation seed).
     deterministic: bool = True
+
+
+@dataclass
+class EncoderConfig:
+    """The field encoder's size (``ppo.network: field_encoder``; see :mod:`parlour.baselines.field_net`)."""
+
+    #: Width of every token.
+    d_model: int = 64
+    #: Transformer blocks over the tokens (0: none, the pooling sees each token on its own).
+    attention_layers: int = 1
+    #: Attention heads; must divide ``d_model``.
+    heads: int = 4
 
 
 @dataclass
@@ -80,6 +101,11 @@ class PPOConfig:
     #: The observation fields the network reads (names from the env's observation layout, e.g. ``phase``); empty:
     #: the whole observation. The feature sets are computed from the whole observation either way.
     observation_fields: list[str] = field(default_factory=list)
+    #: The network: ``mlp`` or ``field_encoder`` (``trainer: jax`` only; ``net_arch`` and ``activation`` are then the
+    #: policy and value trunks after the pooled tokens).
+    network: str = "mlp"
+    #: The field encoder's size (read with ``network: field_encoder`` only).
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
 
 
 @dataclass
@@ -176,6 +202,7 @@ _SECTIONS: dict[str, Any] = {
         GameConfig,
         LearnerConfig,
         PPOConfig,
+        EncoderConfig,
         SelfPlayConfig,
         PretrainConfig,
         TrainBudget,
@@ -276,25 +303,49 @@ def _memory_bytes() -> int | None:
         return None
 
 
-def _check_memory(cfg: TrainConfig, observation_size: int, num_actions: int) -> None:
+def _check_memory(cfg: TrainConfig, layout: Layout, num_actions: int) -> None:
     """Refuse a network or rollout that this machine's memory cannot hold, before anything is allocated."""
     from parlour.baselines.features import field_index, lookup, size
 
     keep = field_index(cfg.game.name, cfg.game.num_players, cfg.game.options, cfg.ppo.observation_fields)
-    width = (observation_size if keep is None else len(keep)) + size(lookup(cfg.ppo.features, cfg.game.name))
-    params = 0
-    for out in (num_actions, 1):  # the policy and the value network, each with its head
-        w_in = width
-        for w in cfg.ppo.net_arch:
-            params += (w_in + 1) * w
-            w_in = w
-        params += (w_in + 1) * out
+    width = (layout.size if keep is None else len(keep)) + size(lookup(cfg.ppo.features, cfg.game.name))
+    params = activations = 0
+    if cfg.ppo.network == "field_encoder":
+        plan, enc = field_net.token_plan(layout), cfg.ppo.encoder
+        params = field_net.parameter_count(plan, encoder_network(cfg, layout), num_actions)
+        if params > MAX_PARAMETERS:  # the policy file could not hold the trained network
+            raise ConfigError(
+                f"ppo.encoder (d_model={enc.d_model}, attention_layers={enc.attention_layers}) with ppo.net_arch="
+                f"{list(cfg.ppo.net_arch)} has {params:,} parameters on {cfg.game.name}, more than the "
+                f"{MAX_PARAMETERS:,} a policy file may hold: choose a smaller d_model, fewer layers or smaller layers"
+            )
+        # what a minibatch's gradient keeps, roughly: a dozen d_model-wide values per token and block (and the
+        # tokens, the pooling), and the attention weights of every head (T × T per head and block)
+        tokens = sum(t["rows"] for t in plan)
+        per_sample = (
+            tokens * enc.d_model * (12 * enc.attention_layers + 4) + 2 * enc.heads * tokens**2 * enc.attention_layers
+        )
+        activations = 4 * cfg.ppo.batch_size * per_sample
+    else:
+        for out in (num_actions, 1):  # the policy and the value network, each with its head
+            w_in = width
+            for w in cfg.ppo.net_arch:
+                params += (w_in + 1) * w
+                w_in = w
+            params += (w_in + 1) * out
     # weights, gradients and Adam's two moments in float32; the rollout: inputs, masks and a few floats per step
-    need = 16 * params + cfg.ppo.n_steps * cfg.train.n_envs * (4 * width + num_actions + 32)
+    need = 16 * params + cfg.ppo.n_steps * cfg.train.n_envs * (4 * width + num_actions + 32) + activations
     have = _memory_bytes()
     if have is not None and need > have:
+        enc = cfg.ppo.encoder
+        encoder = (
+            f"ppo.network=field_encoder (d_model={enc.d_model}, attention_layers={enc.attention_layers}, heads="
+            f"{enc.heads}, ppo.batch_size={cfg.ppo.batch_size}), "
+            if cfg.ppo.network == "field_encoder"
+            else ""
+        )
         raise ConfigError(
-            f"ppo.net_arch={list(cfg.ppo.net_arch)} with ppo.n_steps={cfg.ppo.n_steps} and train.n_envs="
+            f"{encoder}ppo.net_arch={list(cfg.ppo.net_arch)} with ppo.n_steps={cfg.ppo.n_steps} and train.n_envs="
             f"{cfg.train.n_envs} needs about {need / 2**30:,.1f} GiB ({params:,} parameters), more than this "
             f"machine's {have / 2**30:,.1f} GiB of memory: choose smaller layers or fewer steps per rollout"
         )
@@ -503,6 +554,7 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"seed={cfg.seed} is out of range: expected an integer in [0, 2**63)")
     _check_track(cfg)
     _check_inputs(cfg)
+    _check_network(cfg)
     if cfg.opponent_draw not in OPPONENT_DRAWS:
         raise ConfigError(f"opponent_draw={cfg.opponent_draw!r} is not valid: expected one of {list(OPPONENT_DRAWS)}")
     from parlour.training.trainers import trainer_for
@@ -513,7 +565,7 @@ def validate(cfg: TrainConfig) -> None:
             f"rllib.num_env_runners={cfg.rllib.num_env_runners} is out of range: expected an integer >= 0"
         )
     _check_numbers(cfg)
-    _check_memory(cfg, probe.observation_layout.size, probe.num_actions)
+    _check_memory(cfg, probe.observation_layout, probe.num_actions)
     from parlour.training.evaluation.games import EVAL_SEED_SETS
 
     if cfg.eval.seed_set not in EVAL_SEED_SETS:
@@ -559,6 +611,48 @@ def _check_inputs(cfg: TrainConfig) -> None:
         raise ConfigError(f"ppo.observation_fields: {exc}") from None
     if cfg.ppo.skip_features and not cfg.ppo.features:
         raise ConfigError("ppo.skip_features: true needs ppo.features (the feature sets it feeds to the heads)")
+
+
+def encoder_network(cfg: TrainConfig, layout: Layout) -> dict[str, Any]:
+    """The policy file's ``network`` entry of a ``ppo.network: field_encoder`` config over the env's ``layout``."""
+    enc, ppo = cfg.ppo.encoder, cfg.ppo
+    plan = field_net.token_plan(layout)
+    return field_net.network(
+        plan, enc.d_model, enc.attention_layers, enc.heads, list(ppo.net_arch), list(ppo.net_arch), ppo.activation
+    )
+
+
+def _check_network(cfg: TrainConfig) -> None:
+    """``ppo.network`` and, for a field encoder, the trainer, the inputs and the encoder's size it needs."""
+    ppo = cfg.ppo
+    if ppo.network not in NETWORKS:
+        raise ConfigError(f"ppo.network={ppo.network!r} is not valid: expected one of {list(NETWORKS)}")
+    if ppo.network != "field_encoder":
+        return
+    if cfg.trainer not in FIELD_ENCODER_TRAINERS:
+        raise ConfigError(
+            f"ppo.network=field_encoder is supported with trainer: {', '.join(FIELD_ENCODER_TRAINERS)} only (this "
+            f"config has trainer: {cfg.trainer}); ppo.network=mlp trains with every trainer"
+        )
+    for what, used in (("ppo.features", bool(ppo.features)), ("ppo.observation_fields", bool(ppo.observation_fields))):
+        if used:
+            raise ConfigError(
+                f"{what} is not supported with ppo.network: field_encoder (it reads every observation field as "
+                "tokens); use ppo.network: mlp"
+            )
+    enc = ppo.encoder
+    for key, value, low, high in (
+        ("ppo.encoder.d_model", enc.d_model, 1, field_net.MAX_D_MODEL),
+        ("ppo.encoder.attention_layers", enc.attention_layers, 0, field_net.MAX_ATTENTION_LAYERS),
+        ("ppo.encoder.heads", enc.heads, 1, field_net.MAX_HEADS),
+    ):
+        if not low <= value <= high:
+            raise ConfigError(f"{key}={value} is out of range: expected an integer in [{low}, {high}]")
+    if enc.d_model % enc.heads:
+        raise ConfigError(
+            f"ppo.encoder.heads={enc.heads} must divide ppo.encoder.d_model={enc.d_model} (each attention head reads "
+            "d_model / heads of a token)"
+        )
 
 
 def _check_numbers(cfg: TrainConfig) -> None:

@@ -48,11 +48,11 @@ def published(env_name: str, folder: Path) -> tuple[dict[str, list[tuple[str, Pa
     from parlour.training.rl_track import seed_file
 
     out: dict[str, list[tuple[str, Path]]] = {}
-    sets = []
+    sets: list[str] = []
     rl_path = results_file(folder, env_name, "rl")
     if rl_path.is_file():
         rl = read_results(rl_path, "rl")
-        sets.append(rl.get("scenario_set"))
+        sets.append(str(rl.get("scenario_set", "")))
         for family, f in rl["families"].items():
             out[f"rl {family}"] = [
                 (label, seed_file(env_name, family, k, folder))
@@ -61,7 +61,7 @@ def published(env_name: str, folder: Path) -> tuple[dict[str, list[tuple[str, Pa
     d_path = results_file(folder, env_name, "distilled")
     if d_path.is_file():
         d = read_results(d_path, "distilled")
-        sets.append(d.get("scenario_set"))
+        sets.append(str(d.get("scenario_set", "")))
         name = f"{game_name(env_name)}_distilled"
         out["distilled"] = [(f"{name}@seed{s['seed']}", seed_path(env_name, s["seed"], folder)) for s in d["seeds"]]
     if len(set(sets)) > 1:

@@ -5,15 +5,18 @@ compiled function per update; ``pip install parlour[jax]`` (JAX and Optax).
 The same config sections as the SB3 trainer, read the same way: ``ppo`` (``n_steps`` per game per update,
 ``batch_size`` minibatches, ``n_epochs``, learning rate, ``gamma``, ``gae_lambda``, clip range, entropy and value
 coefficients, global gradient-norm clip, ``net_arch`` and activation with separate policy and value networks, SB3's
-orthogonal initialisation and Adam with ``eps=1e-5``; advantages normalised per minibatch; a truncated game's last
-reward bootstrapped with the value of its final observation), ``opponents`` (batched bots by their scalar names;
-``self`` is the learner's current policy, so ``opponents: [self]`` is self-play with every seat the learner), the
-learning seat and ``opponent_draw``, ``train`` (budget, checkpoints, periodic evaluations) and ``eval``.
+orthogonal initialisation and Adam with ``eps=1e-5``; ``network: field_encoder`` puts the field encoder of
+:mod:`parlour.baselines.field_net` -- a token per row of each observation field -- before those networks; advantages
+normalised per minibatch; a truncated game's last reward bootstrapped with the value of its final observation),
+``opponents`` (batched bots by their scalar names; ``self`` is the learner's current policy, so ``opponents: [self]``
+is self-play with every seat the learner), the learning seat and ``opponent_draw``, ``train`` (budget, checkpoints,
+periodic evaluations) and ``eval``.
 
 The run folder matches the other trainers': ``checkpoints/latest/`` (a pickle-free checkpoint of
 :mod:`parlour.training.checkpoints`, written atomically between two updates), ``evaluations.jsonl`` (periodic
 evaluations in the scalar env), ``logs/session_K/progress.csv``, and ``policy.json`` + ``policy.safetensors``: the
-network in SB3's tensor names, so ``parlour evaluate``/``benchmark`` play it in the scalar env like any policy file.
+network in SB3's tensor names (a field encoder in :mod:`~parlour.baselines.field_net`'s), so ``parlour evaluate``/
+``benchmark`` play it in the scalar env like any policy file.
 
 The checkpoint holds the whole :class:`TrainState` -- parameters, optimizer state, every game of the batch in
 progress (the opponents drawn for it and its own PRNG key included), the learner's last observations and masks, and
@@ -38,11 +41,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from parlour.baselines import field_net
 from parlour.baselines.policy_file import check_compatible, mlp_network, save_policy
 from parlour.envs import make as make_env
 from parlour.envs.fileio import atomic_write
 from parlour.training.checkpoints import STATE_FILE, TENSORS_FILE, is_checkpoint, read_checkpoint, write_checkpoint
-from parlour.training.config import SELF_PLAY, TrainConfig
+from parlour.training.config import SELF_PLAY, TrainConfig, encoder_network
 from parlour.training.policies import checkpoint_meta, training_record
 
 if TYPE_CHECKING:
@@ -102,6 +106,15 @@ def forward(params: dict[str, jax.Array], obs: jax.Array, activation: str) -> tu
     return out[0], out[1][..., 0]
 
 
+def network_entry(cfg: TrainConfig) -> dict[str, Any]:
+    """The policy file's ``network`` of a config: SB3's MLP actor-critic, or the field encoder over the token plan of
+    the env's observation layout (``ppo.network: field_encoder``)."""
+    if cfg.ppo.network == field_net.KIND:
+        env = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
+        return encoder_network(cfg, env.unwrapped.observation_layout)
+    return mlp_network(list(cfg.ppo.net_arch), list(cfg.ppo.net_arch), cfg.ppo.activation)
+
+
 def masked_logits(logits: jax.Array, mask: jax.Array) -> jax.Array:
     import jax.numpy as jnp
 
@@ -144,6 +157,17 @@ class PPO:
 
         self.cfg = cfg
         self.core = make_core(cfg.game.name, cfg.game.num_players, **cfg.game.options)
+        #: The field encoder's ``network`` entry (its token plan inside); ``None``: the MLP.
+        self.encoder: dict[str, Any] | None = None
+        if cfg.ppo.network == field_net.KIND:
+            self.encoder = network_entry(cfg)
+            # the core's observation is the scalar env's vector, so the env's layout cuts it into tokens
+            covered = sum(t["rows"] * t["width"] for t in self.encoder["tokens"])
+            if covered != self.core.obs_size:
+                raise ValueError(
+                    f"{cfg.game.name}: the JAX core's observation has {self.core.obs_size} entries, the env's layout "
+                    f"{covered}: the field encoder's tokens would not fit it"
+                )
         self.bots = [None if name == SELF_PLAY else bot(name, cfg.game.name) for name in cfg.opponents]
         seat = cfg.learner.seat
         self.learner_seat = None if seat == "random" else int(seat)
@@ -169,16 +193,23 @@ class PPO:
     def __hash__(self) -> int:
         return hash(self._compiled)
 
+    def apply(self, params: dict[str, jax.Array], obs: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """Action logits and value of a batch (or one) of observations, by the config's network."""
+        if self.encoder is None:
+            return forward(params, obs, self.cfg.ppo.activation)
+        import jax.numpy as jnp
+
+        logits, value = field_net.forward(jnp, params, obs, self.encoder["tokens"], self.encoder)
+        return logits, value
+
     def _seat(self, params: dict[str, jax.Array]) -> Any:
         """The single-seat env whose ``self`` opponents play ``params`` (sampling, as the learner does)."""
         import jax
 
         from parlour.envs.jax_core.single_seat import SingleSeat
 
-        activation = self.cfg.ppo.activation
-
         def itself(obs: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
-            logits, _ = forward(params, obs, activation)
+            logits, _ = self.apply(params, obs)
             return jax.random.categorical(key, masked_logits(logits, mask)).astype("int32")
 
         pool = [itself if b is None else b for b in self.bots]
@@ -188,7 +219,10 @@ class PPO:
         import jax
 
         k_params, k_games = jax.random.split(key)
-        params = init_params(k_params, self.core.obs_size, self.core.num_actions, list(self.cfg.ppo.net_arch))
+        if self.encoder is not None:
+            params = field_net.init_params(k_params, self.encoder["tokens"], self.encoder, self.core.num_actions)
+        else:
+            params = init_params(k_params, self.core.obs_size, self.core.num_actions, list(self.cfg.ppo.net_arch))
         return self.reset(params, self.tx.init(params), k_games)
 
     def _reset(self, params: dict[str, jax.Array], opt_state: Any, key: jax.Array) -> TrainState:
@@ -203,20 +237,20 @@ class PPO:
         import jax.numpy as jnp
         import optax
 
-        ppo, activation = self.cfg.ppo, self.cfg.ppo.activation
+        ppo = self.cfg.ppo
         seat = self._seat(state.params)
         step = seat.step_batch
 
         def collect(carry: tuple[Any, ...], _: Any) -> tuple[tuple[Any, ...], tuple[Rollout, jax.Array]]:
             games, obs, mask, key = carry
             key, sub = jax.random.split(key)
-            logits, value = forward(state.params, obs, activation)
+            logits, value = self.apply(state.params, obs)
             logits = masked_logits(logits, mask)
             action = jax.random.categorical(sub, logits).astype(jnp.int32)
             logp = jax.nn.log_softmax(logits)[jnp.arange(action.shape[0]), action]
             t = step(games, action)
             # a truncated game's value is not zero: bootstrap it from its final observation, as SB3 does
-            _, final_value = forward(state.params, t.final_observation, activation)
+            _, final_value = self.apply(state.params, t.final_observation)
             reward = t.reward + ppo.gamma * jnp.where(t.truncated, final_value, 0.0)
             done = jnp.logical_or(t.terminated, t.truncated)
             return (t.state, t.observation, t.mask, key), (
@@ -227,7 +261,7 @@ class PPO:
         (games, obs, mask, key), (roll, ended) = jax.lax.scan(
             collect, (state.games, state.obs, state.mask, state.key), None, length=ppo.n_steps
         )
-        _, last_value = forward(state.params, obs, activation)
+        _, last_value = self.apply(state.params, obs)
 
         def gae(carry: tuple[jax.Array, jax.Array], x: tuple[jax.Array, ...]) -> tuple[Any, jax.Array]:
             advantage, next_value = carry
@@ -247,7 +281,7 @@ class PPO:
 
         def loss(params: dict[str, jax.Array], mb: tuple[Rollout, jax.Array, jax.Array]) -> tuple[jax.Array, Any]:
             r, adv, ret = mb
-            logits, value = forward(params, r.obs, activation)
+            logits, value = self.apply(params, r.obs)
             logp_all = jax.nn.log_softmax(masked_logits(logits, r.mask))
             logp = logp_all[jnp.arange(r.action.shape[0]), r.action]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
@@ -310,8 +344,9 @@ def _tensors(params: dict[str, Any]) -> dict[str, np.ndarray]:
 
 
 def export(params: dict[str, Any], path: Path, cfg: TrainConfig, meta: dict[str, Any], record: dict[str, Any]) -> Path:
-    """The network as a safe policy file (SB3's ``MlpPolicy`` tensor names: the scalar env plays it)."""
-    network = mlp_network(list(cfg.ppo.net_arch), list(cfg.ppo.net_arch), cfg.ppo.activation)
+    """The network as a safe policy file (SB3's ``MlpPolicy`` tensor names, or the field encoder's: the scalar env
+    plays it)."""
+    network = network_entry(cfg)
     return save_policy(path, _tensors(params), {**meta, "network": network, "training": record})
 
 

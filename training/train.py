@@ -674,6 +674,8 @@ def _check_checkpoint_config(run: Path, cfg: TrainConfig) -> None:
     """A resume continues what the checkpoints were trained with: a run folder whose ``config.yaml`` differs from the
     config its checkpoints record (beyond :data:`RESUMABLE_KEYS`) was edited or mixed up, and is refused naming the
     keys -- whatever a resume runs is then exactly the run that was checkpointed."""
+    from parlour.training.baselines_table import with_defaults
+
     now = _flat(json.loads(json.dumps(asdict(cfg))))
     for name in (CHECKPOINT_NAME, PRETRAIN_DATA, PRETRAIN_CLONE):
         folder = run / "checkpoints" / name
@@ -682,7 +684,8 @@ def _check_checkpoint_config(run: Path, cfg: TrainConfig) -> None:
         recorded = read_checkpoint_meta(folder).get("config")
         if not isinstance(recorded, dict):
             raise RunError(f"{folder / 'parlour.json'}: records no config (a checkpoint Parlour wrote records its own)")
-        then = _flat(recorded)
+        # a key added to the schema after the checkpoint was written held its default then (``ppo.network``, say)
+        then = _flat(with_defaults(recorded) or recorded)
         differ = [k for k in sorted(then.keys() | now.keys()) if k not in RESUMABLE_KEYS and then.get(k) != now.get(k)]
         if differ:
             what = "; ".join(f"{k}: checkpoint {then.get(k)!r}, config.yaml {now.get(k)!r}" for k in differ[:6])
