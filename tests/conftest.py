@@ -43,6 +43,32 @@ def tiny_run() -> tuple[str, ...]:
     return TINY_RUN
 
 
+#: A tiny jitted run (``trainer: jax``) on ``configs/six_suspects/rl.yaml``: 8 games × 16 steps per update, two
+#: minibatches, two periodic evaluations.
+JAX_TINY = (
+    "trainer=jax",
+    "train.total_timesteps=512",
+    "train.n_envs=8",
+    "ppo.n_steps=16",
+    "ppo.batch_size=64",
+    "ppo.n_epochs=2",
+    "ppo.net_arch=[16]",
+    "train.checkpoint_every=128",
+    "train.eval_every=256",
+    "eval.periodic_games=1",
+    "eval.games=2",
+    "eval.opponents=[random]",
+    "eval.reference=[]",
+    "opponents=[random,six_suspects_heuristic]",
+)
+
+
+@pytest.fixture(scope="session")
+def jax_tiny() -> tuple[str, ...]:
+    """The overrides of :data:`JAX_TINY`."""
+    return JAX_TINY
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """With ``PARLOUR_TEST_EXTRAS=require`` (CI sets it), a test skipped because an optional dependency could not be
     imported fails the run: an extra that did not install must not pass as a skip."""

@@ -23,23 +23,6 @@ from parlour.training.train import RunError, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RL = ROOT / "configs" / "six_suspects" / "rl.yaml"
-#: A tiny jitted run: 8 games × 16 steps per update, two minibatches, two periodic evaluations.
-JAX_TINY = (
-    "trainer=jax",
-    "train.total_timesteps=512",
-    "train.n_envs=8",
-    "ppo.n_steps=16",
-    "ppo.batch_size=64",
-    "ppo.n_epochs=2",
-    "ppo.net_arch=[16]",
-    "train.checkpoint_every=128",
-    "train.eval_every=256",
-    "eval.periodic_games=1",
-    "eval.games=2",
-    "eval.opponents=[random]",
-    "eval.reference=[]",
-    "opponents=[random,six_suspects_heuristic]",
-)
 
 
 @pytest.mark.parametrize(
@@ -52,18 +35,22 @@ JAX_TINY = (
         (["trainer=sb3", "train.vec_env=jax", "ppo.observation_fields=[phase]"], r"ppo.observation_fields must be"),
     ],
 )  # fmt: skip
-def test_what_the_jax_paths_cannot_do_is_refused_before_a_run(overrides: list[str], message: str) -> None:
+def test_what_the_jax_paths_cannot_do_is_refused_before_a_run(
+    overrides: list[str], message: str, jax_tiny: tuple[str, ...]
+) -> None:
     with pytest.raises(ConfigError, match=message):
-        load_config(RL, [*JAX_TINY, *overrides])
+        load_config(RL, [*jax_tiny, *overrides])
 
 
-def test_the_jitted_trainer_trains_resumes_and_exports_a_file_the_scalar_env_plays(tmp_path: Path) -> None:
+def test_the_jitted_trainer_trains_resumes_and_exports_a_file_the_scalar_env_plays(
+    tmp_path: Path, jax_tiny: tuple[str, ...]
+) -> None:
     from parlour.training.jax_ppo import PPO, forward, masked_logits
 
     run = tmp_path / "run"
-    cfg = load_config(RL, [*JAX_TINY, "train.total_timesteps=256"])
+    cfg = load_config(RL, [*jax_tiny, "train.total_timesteps=256"])
     train(cfg, run, progress=False)
-    more = load_config(RL, list(JAX_TINY))
+    more = load_config(RL, list(jax_tiny))
     metrics = train(more, run, resume=True, progress=False)
     assert metrics["finished"] and metrics["timesteps"] == 512 and metrics["session_steps"] == 256
     rows = [json.loads(line) for line in (run / "evaluations.jsonl").read_text().splitlines()]
@@ -92,13 +79,13 @@ def test_the_jitted_trainer_trains_resumes_and_exports_a_file_the_scalar_env_pla
 
     # A resume with another network is refused before a step, naming the setting that changed.
     assert PPO(more).steps_per_update == 128
-    other = load_config(RL, [*JAX_TINY, "ppo.net_arch=[32]", "train.total_timesteps=1024"])
+    other = load_config(RL, [*jax_tiny, "ppo.net_arch=[32]", "train.total_timesteps=1024"])
     with pytest.raises(RunError, match=r"ppo.net_arch: started with \[16\], now \[32\]"):
         train(other, run, resume=True, progress=False)
 
 
-def test_self_play_puts_the_learners_own_policy_in_the_other_seats(tmp_path: Path) -> None:
-    cfg = load_config(RL, [*JAX_TINY, "opponents=[self]", "train.total_timesteps=128", "train.eval_every=0"])
+def test_self_play_puts_the_learners_own_policy_in_the_other_seats(tmp_path: Path, jax_tiny: tuple[str, ...]) -> None:
+    cfg = load_config(RL, [*jax_tiny, "opponents=[self]", "train.total_timesteps=128", "train.eval_every=0"])
     metrics = train(cfg, tmp_path / "run", progress=False, final_eval=False)
     assert metrics["finished"] and metrics["timesteps"] == 128
 
@@ -163,8 +150,8 @@ def test_a_batched_step_restarts_only_finished_episodes_and_equals_the_per_game_
     assert any(0 < k <= 2 for k in ended) and any(k > 2 for k in ended)
 
 
-def test_sb3_trains_on_the_jax_vec_env(tmp_path: Path) -> None:
-    overrides = [o for o in JAX_TINY if o != "trainer=jax"]
+def test_sb3_trains_on_the_jax_vec_env(tmp_path: Path, jax_tiny: tuple[str, ...]) -> None:
+    overrides = [o for o in jax_tiny if o != "trainer=jax"]
     cfg = load_config(RL, [*overrides, "trainer=sb3", "train.vec_env=jax", "train.total_timesteps=256"])
     metrics = train(cfg, tmp_path / "run", progress=False, final_eval=False)
     assert metrics["finished"] and metrics["timesteps"] >= 256
@@ -180,11 +167,13 @@ def _games_with_a_core() -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", _games_with_a_core())
-def test_every_game_trains_with_the_jitted_trainer_and_steps_in_the_jax_vec_env(game: str, tmp_path: Path) -> None:
+def test_every_game_trains_with_the_jitted_trainer_and_steps_in_the_jax_vec_env(
+    game: str, tmp_path: Path, jax_tiny: tuple[str, ...]
+) -> None:
     from parlour.training.jax_vec_env import JaxVecEnv
 
     config = ROOT / "configs" / game / "rl.yaml"
-    tiny = [o for o in JAX_TINY if not o.startswith("opponents=")]
+    tiny = [o for o in jax_tiny if not o.startswith("opponents=")]
     cfg = load_config(config, [*tiny, f"opponents=[random,{game}_heuristic]", "train.eval_every=0"])
     metrics = train(cfg, tmp_path / "run", progress=False, final_eval=False)
     assert metrics["finished"] and metrics["timesteps"] == 512

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 SELF_PLAY = "self"
 #: ``train.vec_env`` values (see :class:`TrainBudget`).
 VEC_ENVS = ("dummy", "subproc", "jax")
+#: ``train.eval_backend`` values (see :class:`TrainBudget`).
+EVAL_BACKENDS = ("scalar", "jax")
 #: ``opponent_draw`` values (see :class:`TrainConfig`).
 OPPONENT_DRAWS = ("seat", "table")
 #: ``ppo.activation`` values (names of ``torch.nn`` modules).
@@ -139,6 +141,10 @@ class TrainBudget:
     checkpoint_every: int = 50_000
     #: Steps between periodic evaluations (0: none).
     eval_every: int = 50_000
+    #: Where the periodic evaluations play: ``scalar`` (the scalar env, on ``eval.seed_set``'s deals) or ``jax``
+    #: (``trainer: jax`` only: the greedy network against batched bots on the game's JAX core, on deals of JAX's
+    #: generator: :mod:`parlour.training.jax_eval`). The final evaluation is the scalar one either way.
+    eval_backend: str = "scalar"
     #: Torch threads for the learner.
     torch_threads: int = 1
     device: str = "cpu"
@@ -560,6 +566,7 @@ def validate(cfg: TrainConfig) -> None:
     from parlour.training.trainers import trainer_for
 
     trainer_for(cfg.trainer).check(cfg)  # what only some trainers can do is refused by the others
+    _check_eval_backend(cfg)
     if cfg.rllib.num_env_runners < 0:
         raise ConfigError(
             f"rllib.num_env_runners={cfg.rllib.num_env_runners} is out of range: expected an integer >= 0"
@@ -570,6 +577,34 @@ def validate(cfg: TrainConfig) -> None:
 
     if cfg.eval.seed_set not in EVAL_SEED_SETS:
         raise ConfigError(f"eval.seed_set={cfg.eval.seed_set!r} is not valid: expected one of {sorted(EVAL_SEED_SETS)}")
+
+
+def _check_eval_backend(cfg: TrainConfig) -> None:
+    """``train.eval_backend: jax`` plays the periodic evaluations inside the jitted trainer, against batched bots."""
+    backend = cfg.train.eval_backend
+    if backend not in EVAL_BACKENDS:
+        raise ConfigError(f"train.eval_backend={backend!r} is not valid: expected one of {list(EVAL_BACKENDS)}")
+    if backend != "jax":
+        return
+    if cfg.trainer != "jax":
+        raise ConfigError(
+            f"train.eval_backend=jax plays the periodic evaluations inside trainer: jax, not trainer: {cfg.trainer}: "
+            f"expected train.eval_backend=scalar with it (allowed: {list(EVAL_BACKENDS)})"
+        )
+    from parlour.baselines.jax_bots import bots
+    from parlour.training.jax_eval import win_problem
+
+    batched = sorted(bots(cfg.game.name))
+    missing = [o for o in cfg.eval.opponents if o not in batched]
+    if missing:
+        have = [o for o in cfg.eval.opponents if o in batched]
+        raise ConfigError(
+            f"train.eval_backend=jax plays eval.opponents as batched bots, and {missing} have none (of eval.opponents, "
+            f"{have} have one; batched bots for {cfg.game.name}: {batched}): use train.eval_backend=scalar"
+        )
+    problem = win_problem(cfg.game.name, cfg.game.options)
+    if problem:
+        raise ConfigError(f"train.eval_backend=jax: {problem}: use train.eval_backend=scalar")
 
 
 def _check_policies(cfg: TrainConfig) -> None:

@@ -14,9 +14,10 @@ periodic evaluations) and ``eval``.
 
 The run folder matches the other trainers': ``checkpoints/latest/`` (a pickle-free checkpoint of
 :mod:`parlour.training.checkpoints`, written atomically between two updates), ``evaluations.jsonl`` (periodic
-evaluations in the scalar env), ``logs/session_K/progress.csv``, and ``policy.json`` + ``policy.safetensors``: the
-network in SB3's tensor names (a field encoder in :mod:`~parlour.baselines.field_net`'s), so ``parlour evaluate``/
-``benchmark`` play it in the scalar env like any policy file.
+evaluations in the scalar env, or on the JAX core with ``train.eval_backend: jax``: :mod:`parlour.training.jax_eval`),
+``logs/session_K/progress.csv``, and ``policy.json`` + ``policy.safetensors``: the network in SB3's tensor names (a
+field encoder in :mod:`~parlour.baselines.field_net`'s), so ``parlour evaluate``/``benchmark`` play it in the scalar
+env like any policy file.
 
 The checkpoint holds the whole :class:`TrainState` -- parameters, optimizer state, every game of the batch in
 progress (the opponents drawn for it and its own PRNG key included), the learner's last observations and masks, and
@@ -60,7 +61,10 @@ CHECKPOINT_DIR = "latest"
 #: ``format``, from an earlier Parlour, holds the parameters, the optimizer state and the key only).
 STATE_FORMAT = 2
 #: Config keys the compiled update does not read: PPOs of configs that differ only in these share their compilation.
-_NOT_COMPILED = {"train": ("total_timesteps", "checkpoint_every", "eval_every", "torch_threads"), "": ("eval", "seed")}
+_NOT_COMPILED = {
+    "train": ("total_timesteps", "checkpoint_every", "eval_every", "eval_backend", "torch_threads"),
+    "": ("eval", "seed"),
+}
 #: The logit of an illegal action (sb3-contrib's masked distribution uses the same).
 MASKED_LOGIT = -1e8
 
@@ -487,6 +491,25 @@ def _keep_evaluations_to(run: Path, last: int) -> None:
     atomic_write(path, "".join(f"{line}\n" for line, r in zip(lines, rows, strict=True) if not later(r)))
 
 
+def jax_periodic_evaluation(
+    ppo: PPO, params: dict[str, Any], cfg: TrainConfig, run: Path, steps: int
+) -> dict[str, Any]:
+    """``train.eval_backend: jax``: the periodic evaluation at step ``steps`` played on the JAX core
+    (:func:`parlour.training.jax_eval.jax_evaluation`: ``eval.periodic_games`` deals × each seat against each of
+    ``eval.opponents``, on a key of the run's seed and the step that training never draws from), appended to
+    ``evaluations.jsonl`` in the scalar evaluation's shape with ``"backend": "jax"``; returns the row."""
+    from parlour.envs.fileio import append_text
+    from parlour.training.jax_eval import evaluation_key, jax_evaluation
+
+    games = cfg.eval.periodic_games * cfg.game.num_players
+    tables = jax_evaluation(ppo, params, cfg.eval.opponents, games, evaluation_key(cfg.seed, steps))
+    row: dict[str, Any] = {"timesteps": steps, "time": time.time(), "backend": "jax"}
+    for name in cfg.eval.opponents:
+        row[name] = {k: tables[name][k] for k in ("games", "win_rate", "win_ci", "mean_reward")}
+    append_text(run / "evaluations.jsonl", json.dumps(row) + "\n")
+    return row
+
+
 def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
     import jax
 
@@ -547,8 +570,11 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
                 if every and (initial or steps - marks["eval_base"] >= every):
                     initial = False
                     marks["eval_base"], marks["evaluation"] = steps - steps % every, steps
-                    export(state.params, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
-                    row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
+                    if budget.eval_backend == "jax":
+                        row = jax_periodic_evaluation(ppo, state.params, cfg, run, steps)
+                    else:
+                        export(state.params, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
+                        row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
                     (bar.write if bar is not None else print)(format_evaluation(row, cfg.game.num_players))
                 if steps >= budget.total_timesteps or stop.signum is not None:
                     break

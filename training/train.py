@@ -1188,7 +1188,8 @@ def plot_learning_curve(run: Path) -> Path:
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     rows = evaluations(run)
-    names = [k for k in (rows[0] if rows else {}) if k not in ("timesteps", "time")]
+    # the opponents' entries (a JAX evaluation's row also says its "backend")
+    names = [k for k, v in (rows[0] if rows else {}).items() if k not in ("timesteps", "time") and isinstance(v, dict)]
     for name in names:
         xs = [r["timesteps"] for r in rows if name in r]
         ax1.plot(xs, [r[name]["win_rate"] for r in rows if name in r], marker="o", label=f"vs {name}")
