@@ -35,6 +35,8 @@ VEC_ENVS = ("dummy", "subproc", "jax")
 EVAL_BACKENDS = ("scalar", "jax")
 #: ``opponent_draw`` values (see :class:`TrainConfig`).
 OPPONENT_DRAWS = ("seat", "table")
+#: ``opponent_sampling`` values (see :class:`TrainConfig` and :class:`SamplingConfig`).
+OPPONENT_SAMPLINGS = ("uniform", "prioritised")
 #: ``ppo.activation`` values (names of ``torch.nn`` modules).
 ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
 #: ``ppo.network`` values: ``mlp`` (the policy and value MLPs of ``ppo.net_arch``) or ``field_encoder`` (a token per row
@@ -119,6 +121,21 @@ class SelfPlayConfig:
 
 
 @dataclass
+class SamplingConfig:
+    """``opponent_sampling: prioritised`` (``trainer: jax`` only): each episode draws its pool entry with probability
+    ``floor / K + (1 - floor) * softmax(loss_ema / temperature)`` over the ``K`` entries, ``loss_ema`` being each
+    entry's moving average of the learner's loss rate at its tables (:mod:`parlour.training.jax_ppo`)."""
+
+    #: The softmax's temperature (> 0): small leans hard on the hardest entry, large is near uniform.
+    temperature: float = 1.0
+    #: The moving average's step per update, in (0, 1]: an entry whose tables ended games moves this far toward
+    #: their loss rate.
+    smoothing: float = 0.05
+    #: The share of probability spread evenly over the pool, in [0, 1]: no entry is drawn less than ``floor / K``.
+    floor: float = 0.05
+
+
+@dataclass
 class PretrainConfig:
     """Behaviour cloning before PPO (a new run only): the learner first imitates ``teacher`` on its own tables."""
 
@@ -185,6 +202,11 @@ class TrainConfig:
     #: How the pool fills a table each episode: ``seat`` (every other seat drawn on its own, mixed tables) or
     #: ``table`` (one draw fills every other seat, as the benchmark's tables are).
     opponent_draw: str = "seat"
+    #: How each episode draws from the pool: ``uniform`` (every entry alike) or ``prioritised`` (``trainer: jax``
+    #: only: the entries the learner loses to most are drawn more; see :class:`SamplingConfig`).
+    opponent_sampling: str = "uniform"
+    #: The settings of ``opponent_sampling: prioritised``.
+    sampling: SamplingConfig = field(default_factory=SamplingConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
@@ -210,6 +232,7 @@ _SECTIONS: dict[str, Any] = {
         PPOConfig,
         EncoderConfig,
         SelfPlayConfig,
+        SamplingConfig,
         PretrainConfig,
         TrainBudget,
         EvalConfig,
@@ -563,6 +586,7 @@ def validate(cfg: TrainConfig) -> None:
     _check_network(cfg)
     if cfg.opponent_draw not in OPPONENT_DRAWS:
         raise ConfigError(f"opponent_draw={cfg.opponent_draw!r} is not valid: expected one of {list(OPPONENT_DRAWS)}")
+    _check_sampling(cfg)
     from parlour.training.trainers import trainer_for
 
     trainer_for(cfg.trainer).check(cfg)  # what only some trainers can do is refused by the others
@@ -577,6 +601,27 @@ def validate(cfg: TrainConfig) -> None:
 
     if cfg.eval.seed_set not in EVAL_SEED_SETS:
         raise ConfigError(f"eval.seed_set={cfg.eval.seed_set!r} is not valid: expected one of {sorted(EVAL_SEED_SETS)}")
+
+
+def _check_sampling(cfg: TrainConfig) -> None:
+    """``opponent_sampling`` and the numbers of its ``sampling`` section."""
+    if cfg.opponent_sampling not in OPPONENT_SAMPLINGS:
+        raise ConfigError(
+            f"opponent_sampling={cfg.opponent_sampling!r} is not valid: expected one of {list(OPPONENT_SAMPLINGS)}"
+        )
+    if cfg.opponent_sampling == "prioritised" and cfg.trainer != "jax":
+        raise ConfigError(
+            f"opponent_sampling=prioritised is supported with trainer: jax only (this config has trainer: "
+            f"{cfg.trainer}); opponent_sampling=uniform trains with every trainer"
+        )
+    sampling = cfg.sampling
+    for key, number, ok, allowed in (
+        ("sampling.temperature", sampling.temperature, sampling.temperature > 0, "> 0"),
+        ("sampling.smoothing", sampling.smoothing, 0 < sampling.smoothing <= 1, "in (0, 1]"),
+        ("sampling.floor", sampling.floor, 0 <= sampling.floor <= 1, "in [0, 1]"),
+    ):
+        if not math.isfinite(number) or not ok:
+            raise ConfigError(f"{key}={number} is out of range: expected a finite number {allowed}")
 
 
 def _check_eval_backend(cfg: TrainConfig) -> None:

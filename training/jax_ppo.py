@@ -26,6 +26,19 @@ update is one compiled function of that state alone, so ``--resume`` after a sto
 way finishes, then the checkpoint is written) or after a kill (from the last periodic checkpoint) continues exactly
 where the checkpoint was: the parameters, the evaluations and the checkpoint steps equal a run that never stopped.
 Only wall-clock fields (an evaluation's ``time``, the logs' elapsed seconds) and the session's log folders differ.
+
+``opponent_sampling: prioritised`` (settings in ``sampling``: :class:`~parlour.training.config.SamplingConfig`) draws
+each new episode's pool entry -- the table's, or each seat's under ``opponent_draw: seat`` -- with the probabilities of
+:func:`draw_probabilities`: ``floor / K + (1 - floor) * softmax(loss_ema / temperature)`` over the ``K`` entries
+(``self`` one of them), so the entries the learner loses to most are met most and none is starved. ``loss_ema`` is
+held in :class:`TrainState` (``sampling``: so checkpoints and ``--resume`` carry it; it starts at 0.5 for every
+entry, i.e. uniform) and is updated after each rollout by :func:`update_loss_ema` from the episodes that ended in it:
+an episode counts for every entry that sat at its table (the entries the other seats were drawn with, kept in each
+game's state), as a loss unless the learner's final reward -- the reward of the transition that ended it -- is
+``> 0``. Under ``game.options.reward: win`` that is exactly "the learner did not win"; under another reward it is the
+final reward's sign, and a truncated game (final reward 0 under ``win``) is a loss. Each update logs the
+probabilities and the averages the next rollout uses to ``progress.csv`` as ``sampling/p_<entry>`` and
+``sampling/loss_ema_<entry>``. ``uniform`` (the default) draws as it always did: the same keys, the same results.
 """
 
 from __future__ import annotations
@@ -143,6 +156,40 @@ class TrainState(NamedTuple):
     obs: jax.Array
     mask: jax.Array
     key: jax.Array
+    #: ``opponent_sampling: prioritised``: the moving average of the learner's loss rate per pool entry (``[K]``
+    #: float32); ``None`` (no array: the checkpoint is as before) under ``uniform``.
+    sampling: jax.Array | None = None
+
+
+#: The loss rate every pool entry starts from under prioritised sampling (equal: the first draws are uniform).
+INITIAL_LOSS_RATE = 0.5
+
+
+def draw_probabilities(loss_ema: jax.Array, temperature: float, floor: float) -> jax.Array:
+    """Each pool entry's probability per draw: ``floor / K + (1 - floor) * softmax(loss_ema / temperature)`` --
+    the entries the learner loses to most drawn most, none under ``floor / K``."""
+    import jax
+    import jax.numpy as jnp
+
+    loss_ema = jnp.asarray(loss_ema, jnp.float32)
+    size = loss_ema.shape[-1]
+    return floor / size + (1.0 - floor) * jax.nn.softmax(loss_ema / temperature, axis=-1)
+
+
+def update_loss_ema(loss_ema: jax.Array, losses: jax.Array, episodes: jax.Array, smoothing: float) -> jax.Array:
+    """The moving averages after a rollout in which ``episodes[k]`` games at entry ``k``'s tables ended,
+    ``losses[k]`` of them lost: each entry with an ended game moves ``smoothing`` of the way toward its loss rate in
+    the rollout; an entry with none keeps its average."""
+    import jax.numpy as jnp
+
+    loss_ema, losses, episodes = (jnp.asarray(x, jnp.float32) for x in (loss_ema, losses, episodes))
+    rate = losses / jnp.maximum(episodes, 1.0)
+    return jnp.where(episodes > 0, loss_ema + smoothing * (rate - loss_ema), loss_ema)
+
+
+def sampling_columns(names: list[str]) -> list[str]:
+    """The pool entries' names as ``progress.csv`` columns name them (an entry listed twice gets its index)."""
+    return [f"{n}_{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
 class PPO:
@@ -175,6 +222,8 @@ class PPO:
         self.bots = [None if name == SELF_PLAY else bot(name, cfg.game.name) for name in cfg.opponents]
         seat = cfg.learner.seat
         self.learner_seat = None if seat == "random" else int(seat)
+        #: ``opponent_sampling: prioritised``: the draws follow the loss rates kept in ``TrainState.sampling``.
+        self.prioritised = cfg.opponent_sampling == "prioritised"
         ppo = cfg.ppo
         self.tx = optax.chain(optax.clip_by_global_norm(ppo.max_grad_norm), optax.adam(ppo.learning_rate, eps=1e-5))
         self.batch = ppo.n_steps * cfg.train.n_envs
@@ -206,8 +255,15 @@ class PPO:
         logits, value = field_net.forward(jnp, params, obs, self.encoder["tokens"], self.encoder)
         return logits, value
 
-    def _seat(self, params: dict[str, jax.Array]) -> Any:
-        """The single-seat env whose ``self`` opponents play ``params`` (sampling, as the learner does)."""
+    def _probs(self, loss_ema: jax.Array | None) -> jax.Array | None:
+        """The draw probabilities of the pool under prioritised sampling (``None``: uniform)."""
+        if not self.prioritised or loss_ema is None:
+            return None
+        return draw_probabilities(loss_ema, self.cfg.sampling.temperature, self.cfg.sampling.floor)
+
+    def _seat(self, params: dict[str, jax.Array], probs: jax.Array | None = None) -> Any:
+        """The single-seat env whose ``self`` opponents play ``params`` (sampling, as the learner does), drawing its
+        pool entries with ``probs`` (``None``: uniformly)."""
         import jax
 
         from parlour.envs.jax_core.single_seat import SingleSeat
@@ -217,7 +273,9 @@ class PPO:
             return jax.random.categorical(key, masked_logits(logits, mask)).astype("int32")
 
         pool = [itself if b is None else b for b in self.bots]
-        return SingleSeat(self.core, pool, learner_seat=self.learner_seat, opponent_draw=self.cfg.opponent_draw)
+        return SingleSeat(
+            self.core, pool, learner_seat=self.learner_seat, opponent_draw=self.cfg.opponent_draw, draw_probs=probs
+        )
 
     def init(self, key: jax.Array) -> TrainState:
         import jax
@@ -231,10 +289,13 @@ class PPO:
 
     def _reset(self, params: dict[str, jax.Array], opt_state: Any, key: jax.Array) -> TrainState:
         import jax
+        import jax.numpy as jnp
 
+        loss_ema = jnp.full((len(self.bots),), INITIAL_LOSS_RATE, jnp.float32) if self.prioritised else None
         key, sub = jax.random.split(key)
-        games, obs, mask = jax.vmap(self._seat(params).reset)(jax.random.split(sub, self.cfg.train.n_envs))
-        return TrainState(params, opt_state, games, obs, mask, key)
+        seat = self._seat(params, self._probs(loss_ema))
+        games, obs, mask = jax.vmap(seat.reset)(jax.random.split(sub, self.cfg.train.n_envs))
+        return TrainState(params, opt_state, games, obs, mask, key, loss_ema)
 
     def _update(self, state: TrainState) -> tuple[TrainState, dict[str, jax.Array]]:
         import jax
@@ -242,10 +303,19 @@ class PPO:
         import optax
 
         ppo = self.cfg.ppo
-        seat = self._seat(state.params)
+        seat = self._seat(state.params, self._probs(state.sampling))
         step = seat.step_batch
+        pool = len(self.bots)
 
-        def collect(carry: tuple[Any, ...], _: Any) -> tuple[tuple[Any, ...], tuple[Rollout, jax.Array]]:
+        def tally(games: Any, done: jax.Array, reward: jax.Array) -> tuple[jax.Array, jax.Array]:
+            """Per pool entry: the games that ended at its tables this step, and how many of them the learner lost
+            (its final reward not > 0). An entry counts once per game however many seats it filled."""
+            others = jnp.arange(self.core.num_players)[None, :] != games.seat[:, None]
+            present = jnp.max(jax.nn.one_hot(games.opponents, pool) * others[..., None], axis=1)
+            ended = done.astype(jnp.float32)[:, None] * present
+            return ended.sum(0), (ended * jnp.where(reward > 0, 0.0, 1.0)[:, None]).sum(0)
+
+        def collect(carry: tuple[Any, ...], _: Any) -> tuple[tuple[Any, ...], tuple[Rollout, jax.Array, Any]]:
             games, obs, mask, key = carry
             key, sub = jax.random.split(key)
             logits, value = self.apply(state.params, obs)
@@ -257,12 +327,15 @@ class PPO:
             _, final_value = self.apply(state.params, t.final_observation)
             reward = t.reward + ppo.gamma * jnp.where(t.truncated, final_value, 0.0)
             done = jnp.logical_or(t.terminated, t.truncated)
+            # the games' states before the step hold the entries each ended game was drawn with
+            counts = tally(games, done, t.reward) if self.prioritised else None
             return (t.state, t.observation, t.mask, key), (
                 Rollout(obs, mask, action, logp, value, reward, done),
                 jnp.where(done, 1.0, 0.0),
+                counts,
             )
 
-        (games, obs, mask, key), (roll, ended) = jax.lax.scan(
+        (games, obs, mask, key), (roll, ended, counts) = jax.lax.scan(
             collect, (state.games, state.obs, state.mask, state.key), None, length=ppo.n_steps
         )
         _, last_value = self.apply(state.params, obs)
@@ -328,7 +401,13 @@ class PPO:
             "value_loss": aux[1].mean(),
             "entropy": aux[2].mean(),
         }
-        return TrainState(params, opt_state, games, obs, mask, key), metrics
+        loss_ema = state.sampling
+        if self.prioritised and loss_ema is not None:
+            episodes_k, losses_k = counts[0].sum(0), counts[1].sum(0)
+            loss_ema = update_loss_ema(loss_ema, losses_k, episodes_k, self.cfg.sampling.smoothing)
+            metrics["sampling_probs"] = self._probs(loss_ema)
+            metrics["sampling_loss_ema"] = loss_ema
+        return TrainState(params, opt_state, games, obs, mask, key, loss_ema), metrics
 
 
 @functools.cache
@@ -561,7 +640,10 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
     try:
         with _Stop() as stop, open(new_session(run) / "progress.csv", "w", newline="") as f:
             log = csv.writer(f)
-            log.writerow(["time/total_timesteps", "rollout/ep_rew_mean", "train/entropy_loss", "time/time_elapsed"])
+            header = ["time/total_timesteps", "rollout/ep_rew_mean", "train/entropy_loss", "time/time_elapsed"]
+            entries = sampling_columns(list(cfg.opponents)) if ppo.prioritised else []
+            header += [f"sampling/p_{e}" for e in entries] + [f"sampling/loss_ema_{e}" for e in entries]
+            log.writerow(header)
             first_update = first_done = None
             # Between two updates, where the whole state is in hand: the evaluation due here (also one a session
             # killed after its checkpoint left undone), then a stop or the end of the budget, else the next update
@@ -585,14 +667,16 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
                     jax.block_until_ready(state)
                     first_done = time.perf_counter()
                     first_update = first_done - began
-                log.writerow(
-                    [
-                        steps,
-                        float(metrics["episode_reward_mean"]),
-                        -float(metrics["entropy"]),
-                        round(time.perf_counter() - start, 1),
-                    ]
-                )
+                line: list[Any] = [
+                    steps,
+                    float(metrics["episode_reward_mean"]),
+                    -float(metrics["entropy"]),
+                    round(time.perf_counter() - start, 1),
+                ]
+                if entries:
+                    line += [float(x) for x in np.asarray(metrics["sampling_probs"])]
+                    line += [float(x) for x in np.asarray(metrics["sampling_loss_ema"])]
+                log.writerow(line)
                 f.flush()
                 if bar is not None:
                     bar.update(ppo.steps_per_update)

@@ -4,7 +4,8 @@ trainer.
 
 Per episode the learner takes ``learner_seat`` (``None``: drawn uniformly), and the other seats are filled from the
 opponent pool: ``opponent_draw="table"`` draws one opponent for the whole table (as the benchmark's tables are),
-``"seat"`` draws one per seat. Opponents are jittable functions ``(observation, action_mask, key) -> action``
+``"seat"`` draws one per seat, every entry alike -- or, given ``draw_probs``, each entry with its probability (the
+jitted trainer's prioritised sampling: :mod:`parlour.training.jax_ppo`). Opponents are jittable functions ``(observation, action_mask, key) -> action``
 (``parlour.baselines.jax_bots``); they act inside :func:`SingleSeat.step` until the learner is to act again or the
 game ends. The reward of a transition is everything the learner earned since its previous move -- its own move's
 reward, every reward caused by opponents' moves, and a terminal reward even when an opponent's move ended the game --
@@ -66,6 +67,7 @@ class SingleSeat:
         *,
         learner_seat: int | None = None,
         opponent_draw: str = "seat",
+        draw_probs: jax.Array | None = None,
     ) -> None:
         if not opponents:
             raise ValueError("SingleSeat: the opponent pool is empty")
@@ -77,6 +79,9 @@ class SingleSeat:
         self.opponents = tuple(opponents)
         self.learner_seat = learner_seat
         self.opponent_draw = opponent_draw
+        #: The probability of each pool entry per draw (a table's or a seat's); ``None``: uniform, drawn as
+        #: ``randint`` (the draws of every run before prioritised sampling, kept as they were).
+        self.draw_probs = draw_probs
 
     # ------------------------------------------------------------------------------------------- opponents
     def _opponent_action(self, game: Any, pool_index: jax.Array, key: jax.Array) -> jax.Array:
@@ -114,7 +119,13 @@ class SingleSeat:
             key, k_game, k_seat, k_opp, k_play = jax.random.split(key, 5)
             seat = jax.random.randint(k_seat, (), 0, n) if self.learner_seat is None else jnp.int32(self.learner_seat)
             size = len(self.opponents)
-            if self.opponent_draw == "table":
+            if self.draw_probs is not None:
+                logp = jnp.log(self.draw_probs)
+                if self.opponent_draw == "table":
+                    opponents = jnp.full((n,), jax.random.categorical(k_opp, logp))
+                else:
+                    opponents = jax.random.categorical(k_opp, logp, shape=(n,))
+            elif self.opponent_draw == "table":
                 opponents = jnp.full((n,), jax.random.randint(k_opp, (), 0, size))
             else:
                 opponents = jax.random.randint(k_opp, (n,), 0, size)
