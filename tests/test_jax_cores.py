@@ -46,7 +46,17 @@ def _variants(env_id: str) -> list[tuple[str, int, dict[str, Any]]]:
     return [(env_id, k, variant) for k, variant in enumerate(declared)]
 
 
-VARIANTS = [case for env_id in sorted(CORES) for case in _variants(env_id)]
+VARIANTS = [
+    # a previous version's first declared variant by default (what differs from its successor is exercised), the rest
+    # in the slow tier
+    pytest.param(*case, marks=[pytest.mark.slow] if case[0] in PREVIOUS_VERSIONS and case[1] > 0 else [])
+    for env_id in sorted(CORES)
+    for case in _variants(env_id)
+]
+#: Every core, a previous version's in the slow tier (its successor's core runs the same code but for a flag).
+EVERY_CORE = [
+    pytest.param(env_id, marks=[pytest.mark.slow] if env_id in PREVIOUS_VERSIONS else []) for env_id in sorted(CORES)
+]
 
 
 @pytest.mark.parametrize(("env_id", "num_players"), TABLES)
@@ -65,13 +75,13 @@ def test_a_core_agrees_under_each_rule_variant(env_id: str, k: int, variant: dic
     assert got["games"] == 32
 
 
-@pytest.mark.parametrize("env_id", sorted(CORES))
+@pytest.mark.parametrize("env_id", EVERY_CORE)
 def test_a_core_observation_does_not_move_when_hidden_information_is_redrawn(env_id: str) -> None:
     got = check_hidden(env_id, games=4, seed=3)
     assert got["redraws"] > 0 and got["moved"] > 0
 
 
-@pytest.mark.parametrize("env_id", sorted(CORES))
+@pytest.mark.parametrize("env_id", EVERY_CORE)
 def test_the_lockstep_check_fails_on_a_core_wrong_in_one_entry(env_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     mod = module(env_id)
     real = mod.make_core
@@ -92,7 +102,7 @@ def test_the_lockstep_check_fails_on_a_core_wrong_in_one_entry(env_id: str, monk
         check(env_id, games=4, seed=0, batch=4)
 
 
-@pytest.mark.parametrize("env_id", sorted(CORES))
+@pytest.mark.parametrize("env_id", EVERY_CORE)
 def test_a_finished_game_does_not_move_and_pays_nothing(env_id: str) -> None:
     core = make_core(env_id)
     step, mask = jax.jit(core.step), jax.jit(core.legal_mask)
@@ -136,7 +146,7 @@ def test_a_keyword_a_core_cannot_express_is_refused_by_name() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("env_id", sorted(CORES))
+@pytest.mark.parametrize("env_id", EVERY_CORE)
 def test_tens_of_thousands_of_lockstep_games(env_id: str) -> None:
     env = make(env_id)
     for n in range(env.min_players, env.max_players + 1):

@@ -150,6 +150,7 @@ def test_a_batched_step_restarts_only_finished_episodes_and_equals_the_per_game_
     assert any(0 < k <= 2 for k in ended) and any(k > 2 for k in ended)
 
 
+@pytest.mark.slow  # SB3 on the JAX vector env; the env's own agreement with the scalar env stays in the default tier
 def test_sb3_trains_on_the_jax_vec_env(tmp_path: Path, jax_tiny: tuple[str, ...]) -> None:
     overrides = [o for o in jax_tiny if o != "trainer=jax"]
     cfg = load_config(RL, [*overrides, "trainer=sb3", "train.vec_env=jax", "train.total_timesteps=256"])

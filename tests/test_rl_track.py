@@ -223,8 +223,9 @@ def test_the_bound_of_bots_alone_is_chosen_on_the_benchmark_deals_and_reported_o
 def test_the_known_responses_are_every_fieldable_bot_and_every_published_seed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bound tries every bot a player could field (no oracle: it reads the hidden state; no search bot: seconds a
     move) and every published training seed of both tracks, never the target itself."""
-    from parlour.baselines import CHECKPOINT_DIR
     from parlour.training.heldout import published
+
+    CHECKPOINTS = ROOT / "baselines" / "checkpoints"  # the clone's: the installed package ships no seed files
 
     seen: dict[str, list[str]] = {}
 
@@ -234,8 +235,8 @@ def test_the_known_responses_are_every_fieldable_bot_and_every_published_seed(mo
         return {}
 
     monkeypatch.setattr(exploit, "exploitability_bound", capture)
-    exploit.bound_for(ENV, "six_suspects_heuristic", [], 1, 4, {}, CHECKPOINT_DIR)
-    seeds = [label for family in published(ENV, CHECKPOINT_DIR)[0].values() for label, _ in family]
+    exploit.bound_for(ENV, "six_suspects_heuristic", [], 1, 4, {}, CHECKPOINTS)
+    seeds = [label for family in published(ENV, CHECKPOINTS)[0].values() for label, _ in family]
     assert len(seeds) >= 13  # five seeds of each rl family, three distilled
     assert set(seeds) <= set(seen["known"])
     assert {"random", "six_suspects_expert", "six_suspects_readout", "six_suspects_rl"} <= set(seen["known"])
