@@ -8,10 +8,10 @@ are a learning curve of the same policy on other deals of the same game, not num
 the scalar evaluation's. The learner plays greedily (the argmax of its masked logits, the first of tied ones), as the
 scalar evaluation plays ``learner.deterministic: true``.
 
-A game counts as won when it ended (terminated, not truncated) with the learner's seat among the winners. The cores
-hold no winners flag: six_suspects' winners are the seats with the top match score when someone scored, and
-goes_to_eleven's the seats that collected the fewest cards (both as the scalar rules' ``winners()``, whatever the
-``reward`` mode); in the other games, under their ``reward: win`` (elevenses has no other), the end pays +1 exactly
+A game counts as won when it ended (terminated, not truncated) with the learner's seat among the winners. Where a
+core's module has ``winners(state)`` (6 Suspects: the top match score, when someone scored; Goes to Eleven: the
+fewest cards collected; both as the scalar rules' ``winners()``, whatever the ``reward`` mode) that is read; in the
+other games, under their ``reward: win`` (elevenses has no other), the end pays +1 exactly
 to the winners, so the learner won when its last reward is positive. :func:`win_problem` says when that cannot be
 read (another ``reward`` mode of those games), and the config refuses ``train.eval_backend: jax`` there.
 """
@@ -35,30 +35,20 @@ if TYPE_CHECKING:
 MAX_DECISIONS = 100_000
 #: The spawn key of :func:`evaluation_key`'s seeds (a stream of the run's seed that nothing else draws from).
 JAX_EVAL_STREAM = 0x7E7A
-#: Games whose winners are read from the core's state, whatever the ``reward`` mode (env-id prefix -> reader).
-_WINNERS: dict[str, Callable[[Any], Any]] = {}
-
-
-def _six_suspects_winners(state: Any) -> Any:
-    top = state.scores.max()
-    return (state.scores == top) & (top > 0)
-
-
-def _goes_to_eleven_winners(state: Any) -> Any:
-    return state.collected == state.collected.min()
-
-
-_WINNERS.update({"six_suspects": _six_suspects_winners, "goes_to_eleven": _goes_to_eleven_winners})
 
 
 def _reader(env_id: str) -> Callable[[Any], Any] | None:
-    return next((f for prefix, f in _WINNERS.items() if env_id.startswith(prefix)), None)
+    """The core's own ``winners(state)`` where its module has one (the seats that won a finished game, whatever the
+    ``reward`` keyword pays); ``None`` where it has none."""
+    from parlour.envs.jax_core import CORES, module
+
+    return getattr(module(env_id), "winners", None) if env_id in CORES else None
 
 
 def win_problem(env_id: str, options: dict[str, Any]) -> str | None:
     """Why a JAX evaluation could not tell the learner's wins at this game and rule keywords (``None``: it can)."""
     reward = options.get("reward", "win")
-    if _reader(env_id) is not None or reward == "win":
+    if reward == "win" or _reader(env_id) is not None:
         return None
     return f"{env_id} with reward: {reward} pays no win/loss at the end to read the learner's win from"
 

@@ -107,6 +107,16 @@ def _table(values: list[float] | list[list[float]]) -> np.ndarray:
     return np.array(values, np.float64).astype(np.float32)
 
 
+def fewest(collected: jax.Array) -> jax.Array:
+    """The seats that win a finished game with these collected cards: the fewest (the scalar rules' ``winners()``)."""
+    return collected == collected.min()
+
+
+def winners(state: State) -> jax.Array:
+    """The winning seats of a finished game (whatever the ``reward`` keyword pays): :func:`fewest` of its cards."""
+    return fewest(state.collected)
+
+
 def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: Any) -> Core:
     """The core for ``num_players`` seats and the rule keywords ``options`` (those of ``goes_to_eleven_v0``)."""
     for (name, value), why in REFUSED.items():
@@ -352,8 +362,7 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
             jnp.where(next_turn, nxt, jnp.where(to_answer, asked, jnp.where(to_give, s.turn_seat, s.current))),
         ).astype(i32)
         if opts.reward == "win":
-            best = collected.min()
-            rewards = jnp.where(ended, jnp.where(collected == best, 1.0, -1.0), 0.0).astype(f32)
+            rewards = jnp.where(ended, jnp.where(fewest(collected), 1.0, -1.0), 0.0).astype(f32)
         elif opts.reward == "cards":
             rewards = jnp.where(gets, loss_t[size], f32(0.0))
         else:

@@ -83,6 +83,18 @@ def _scaled(count: int, scale: float) -> np.ndarray:
     return np.array([k * scale for k in range(count)], np.float64).astype(np.float32)
 
 
+def winning(scores: jax.Array) -> jax.Array:
+    """The seats that win a finished match with these match points: the top score, when someone scored (the scalar
+    rules' ``winners()``)."""
+    top = scores.max()
+    return (scores == top) & (top > 0)
+
+
+def winners(state: State) -> jax.Array:
+    """The winning seats of a finished game (whatever the ``reward`` keyword pays): :func:`winning` of its points."""
+    return winning(state.scores)
+
+
 def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: Any) -> Core:
     """The core for ``num_players`` seats and the rule keywords ``options`` (those of ``six_suspects_v0``)."""
     for (name, value), why in REFUSED.items():
@@ -205,8 +217,7 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
             top = scores.max()
             over = now & (games >= opts.num_games) & ((games >= opts.max_games) | ((scores == top).sum() == 1))
         if opts.reward == "win":
-            top = scores.max()
-            rewards = jnp.where(over & (top > 0), jnp.where(scores == top, 1.0, -1.0), rewards)
+            rewards = jnp.where(over & (scores.max() > 0), jnp.where(winning(scores), 1.0, -1.0), rewards)
         s = s._replace(
             scores=scores,
             game_index=games,
