@@ -204,6 +204,15 @@ def _attention(xp: Any, x: Any, params: dict[str, Any], name: str, heads: int) -
 def forward(xp: Any, params: dict[str, Any], obs: Any, plan: list[Token], network: dict[str, Any]) -> tuple[Any, Any]:
     """Action logits and value of ``obs`` (``(batch, obs_size)`` or ``(obs_size,)``), with ``xp`` NumPy or
     ``jax.numpy`` and ``params`` arrays of that module: ``(batch, num_actions)`` and ``(batch,)``, or unbatched."""
+    logits, value, _ = forward_hidden(xp, params, obs, plan, network)
+    return logits, value
+
+
+def forward_hidden(
+    xp: Any, params: dict[str, Any], obs: Any, plan: list[Token], network: dict[str, Any]
+) -> tuple[Any, Any, Any]:
+    """:func:`forward`, and the policy trunk's last hidden layer (the pooled tokens where the trunk has no layer):
+    what the jitted trainer's belief heads read."""
     x = xp.asarray(obs, dtype=xp.float32)
     single = x.ndim == 1
     if single:
@@ -228,11 +237,13 @@ def forward(xp: Any, params: dict[str, Any], obs: Any, plan: list[Token], networ
     pooled = xp.maximum(_linear(h, params, "encoder.pool"), 0.0)
     z = xp.concatenate([pooled.mean(axis=1), pooled.max(axis=1)], axis=-1)
     act = xp.tanh if network["activation"] == "tanh" else (lambda a: xp.maximum(a, 0.0))
-    out = []
+    out, hidden = [], z
     for part, head, layers in (("policy_net", "action_net", network["pi"]), ("value_net", "value_net", network["vf"])):
         y = z
         for j in range(len(layers)):
             y = act(_linear(y, params, f"trunk.{part}.{j}"))
+        if part == "policy_net":
+            hidden = y
         out.append(_linear(y, params, head))
     logits, value = out[0], out[1][..., 0]
-    return (logits[0], value[0]) if single else (logits, value)
+    return (logits[0], value[0], hidden[0]) if single else (logits, value, hidden)

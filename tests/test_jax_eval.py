@@ -6,6 +6,7 @@ they cannot play."""
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 from pathlib import Path
@@ -156,4 +157,36 @@ def test_wins_are_read_where_the_core_tells_them() -> None:
     assert win_problem("six_suspects_v0", {"reward": "vote"}) is None  # read from the match scores
     assert win_problem("goes_to_eleven_v0", {"reward": "margin"}) is None  # read from the cards collected
     assert win_problem("elevenses_v0", {}) is None and win_problem("lady_alice_v2", {"reward": "win"}) is None
-    assert "reward: score" in (win_problem("lady_alice_v2", {"reward": "score"}) or "")
+    assert win_problem("lady_alice_v2", {"reward": "score"}) is None  # the core's winners()
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_lady_alices_core_tells_the_winners_of_a_game_that_pays_scores(players: int) -> None:
+    """Under ``reward: score`` the core's ``winners`` are the seats the ``win`` core pays +1 on the same deal and
+    moves (the win reward is the scalar ``_end``'s winners, by the lock-step checks): last player standing, the
+    accuser, ties on points and the round cap (a cap of 2 rounds in half the games) included."""
+    from parlour.envs.jax_core import make_core
+
+    ends = []
+    for cap in (2, 40):
+        win, score = (make_core("lady_alice_v2", players, reward=r, max_rounds=cap) for r in ("win", "score"))
+        step = jax.jit(jax.vmap(functools.partial(_random_step, win, score)))
+        keys = jax.random.split(jax.random.PRNGKey(players + cap), 24)
+        a, b = jax.vmap(win.init)(keys), jax.vmap(score.init)(keys)
+        paid = np.zeros((24, players))
+        for i in range(2000):
+            a, b = step(a, b, jax.random.split(jax.random.PRNGKey(i), 24))
+            paid += np.asarray(a.rewards)
+            if bool(np.all(np.asarray(a.terminated | a.truncated))):
+                break
+        assert bool(np.all(np.asarray(b.terminated | b.truncated)))
+        np.testing.assert_array_equal(np.asarray(jax.vmap(score.winners)(b)), paid > 0)
+        ends.append(np.asarray(b.game_truncated))
+    assert np.concatenate(ends).any() and not np.concatenate(ends).all()  # both kinds of end were checked
+
+
+def _random_step(one: Any, other: Any, a: Any, b: Any, key: Any) -> tuple[Any, Any]:
+    """One random legal move, the same in two cores of the same game (they differ in their rewards only)."""
+    mask = one.legal_mask(a)
+    action = jax.random.categorical(key, jnp.where(mask, 0.0, -jnp.inf)).astype(jnp.int32)
+    return one.step(a, action), other.step(b, action)

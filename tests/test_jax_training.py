@@ -127,22 +127,28 @@ def test_the_jax_vec_env_steps_a_batch_with_the_single_agent_envs_rewards(tmp_pa
 
 
 def test_a_batched_step_restarts_only_finished_episodes_and_equals_the_per_game_step() -> None:
-    """``SingleSeat.step_batch`` (a new deal only where an episode ended) is ``vmap(step)`` (a deal computed for every
-    game), step for step, through many episode ends."""
+    """``SingleSeat.step_batch`` (a new deal only where an episode ended, the opponents' turns out of lock step) is
+    ``vmap(step)`` (a deal computed for every game, every game's opponents in one loop), step for step, through many
+    episode ends: with the default rotation, and with none (every waiting game finishes as a straggler, three at a
+    time, so the gather and scatter of stragglers carries every turn)."""
     from parlour.baselines.jax_bots import bot
     from parlour.envs.jax_core import make_core
     from parlour.envs.jax_core.single_seat import SingleSeat
 
     env_id = "six_suspects_v0"
-    seat = SingleSeat(make_core(env_id, 3), [bot("random", env_id)])
+    core, pool = make_core(env_id, 3), [bot("random", env_id)]
+    seat = SingleSeat(core, pool)
     states, obs, mask = jax.vmap(seat.reset)(jax.random.split(jax.random.PRNGKey(0), 16))
-    per_game, batched = jax.jit(jax.vmap(seat.step)), jax.jit(seat.step_batch)
+    per_game = jax.jit(jax.vmap(seat.step))
+    batched = [jax.jit(seat.step_batch), jax.jit(SingleSeat(core, pool, rotation=0, stragglers=3).step_batch)]
     rng, ended = np.random.default_rng(0), []
     for _ in range(24):
         actions = jnp.asarray([rng.choice(np.flatnonzero(m)) for m in np.asarray(mask)], jnp.int32)
-        a, b = per_game(states, actions), batched(states, actions)
-        for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
-            assert np.array_equal(np.asarray(x), np.asarray(y))
+        a = per_game(states, actions)
+        for step in batched:
+            b = step(states, actions)
+            for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+                assert np.array_equal(np.asarray(x), np.asarray(y))
         ended.append(int(np.asarray(b.terminated | b.truncated).sum()))
         states, mask = b.state, b.mask
     # both restart paths were taken: a step with a few ended episodes (gathered: at most 16 // 8 of them) and a step

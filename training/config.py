@@ -110,6 +110,10 @@ class PPOConfig:
     network: str = "mlp"
     #: The field encoder's size (read with ``network: field_encoder`` only).
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    #: The weight of the belief heads' loss (``trainer: jax`` only; 0: no heads). Heads on the policy trunk predict,
+    #: at every step, what the end-of-game reveal shows (the JAX core's ``hindsight``: training-time targets from the
+    #: outcome every seat receives at the end; the policy acts on its observation alone and its file has no head).
+    hindsight_coef: float = 0.0
 
 
 @dataclass
@@ -587,6 +591,7 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.opponent_draw not in OPPONENT_DRAWS:
         raise ConfigError(f"opponent_draw={cfg.opponent_draw!r} is not valid: expected one of {list(OPPONENT_DRAWS)}")
     _check_sampling(cfg)
+    _check_hindsight(cfg)
     from parlour.training.trainers import trainer_for
 
     trainer_for(cfg.trainer).check(cfg)  # what only some trainers can do is refused by the others
@@ -622,6 +627,23 @@ def _check_sampling(cfg: TrainConfig) -> None:
     ):
         if not math.isfinite(number) or not ok:
             raise ConfigError(f"{key}={number} is out of range: expected a finite number {allowed}")
+
+
+def _check_hindsight(cfg: TrainConfig) -> None:
+    """``ppo.hindsight_coef``: a finite weight >= 0; heads need the jitted trainer and one game per episode."""
+    coef = cfg.ppo.hindsight_coef
+    if not math.isfinite(coef) or coef < 0:
+        raise ConfigError(f"ppo.hindsight_coef={coef} is out of range: expected a finite number >= 0 (0: no heads)")
+    if coef > 0 and cfg.trainer != "jax":
+        raise ConfigError(
+            f"ppo.hindsight_coef={coef}: belief heads are supported with trainer: jax only (this config has trainer: "
+            f"{cfg.trainer}); set ppo.hindsight_coef=0"
+        )
+    if coef > 0 and int(cfg.game.options.get("num_games", 1)) > 1:
+        raise ConfigError(
+            f"ppo.hindsight_coef={coef} with game.options.num_games={cfg.game.options['num_games']}: the heads' "
+            "targets are the reveal at the episode's end, which shows the last game of a match only; use num_games=1"
+        )
 
 
 def _check_eval_backend(cfg: TrainConfig) -> None:

@@ -10,7 +10,8 @@ scalar evaluation plays ``learner.deterministic: true``.
 
 A game counts as won when it ended (terminated, not truncated) with the learner's seat among the winners. Where a
 core's module has ``winners(state)`` (6 Suspects: the top match score, when someone scored; Goes to Eleven: the
-fewest cards collected; both as the scalar rules' ``winners()``, whatever the ``reward`` mode) that is read; in the
+fewest cards collected; Lady Alice: the core's ``winners``, as the scalar ``_end``; each as the scalar rules'
+``winners()``, whatever the ``reward`` mode) that is read; in the
 other games, under their ``reward: win`` (elevenses has no other), the end pays +1 exactly
 to the winners, so the learner won when its last reward is positive. :func:`win_problem` says when that cannot be
 read (another ``reward`` mode of those games), and the config refuses ``train.eval_backend: jax`` there.
@@ -37,11 +38,13 @@ MAX_DECISIONS = 100_000
 JAX_EVAL_STREAM = 0x7E7A
 
 
-def _reader(env_id: str) -> Callable[[Any], Any] | None:
-    """The core's own ``winners(state)`` where its module has one (the seats that won a finished game, whatever the
-    ``reward`` keyword pays); ``None`` where it has none."""
+def _reader(env_id: str, core: Any = None) -> Callable[[Any], Any] | None:
+    """The core's own ``winners(state)`` -- the :class:`~parlour.envs.jax_core.Core`'s, or its module's -- where it
+    has one (the seats that won a finished game, whatever the ``reward`` keyword pays); ``None`` where it has none."""
     from parlour.envs.jax_core import CORES, module
 
+    if core is not None and getattr(core, "winners", None) is not None:
+        return core.winners  # type: ignore[no-any-return]
     return getattr(module(env_id), "winners", None) if env_id in CORES else None
 
 
@@ -49,6 +52,10 @@ def win_problem(env_id: str, options: dict[str, Any]) -> str | None:
     """Why a JAX evaluation could not tell the learner's wins at this game and rule keywords (``None``: it can)."""
     reward = options.get("reward", "win")
     if reward == "win" or _reader(env_id) is not None:
+        return None
+    from parlour.envs.jax_core import CORES, make_core
+
+    if env_id in CORES and make_core(env_id, **options).winners is not None:
         return None
     return f"{env_id} with reward: {reward} pays no win/loss at the end to read the learner's win from"
 
@@ -75,7 +82,7 @@ def _table_player(ppo: PPO, table: str, games: int) -> Callable[[Any, jax.Array]
     core = ppo.core
     n = core.num_players
     opponent = bot(table, core.env_id)
-    winners = _reader(core.env_id)
+    winners = _reader(core.env_id, core)
 
     def play(params: Any, deal_key: jax.Array, seat: jax.Array, key: jax.Array) -> tuple[Any, ...]:
         def going(carry: tuple[Any, ...]) -> jax.Array:

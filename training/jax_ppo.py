@@ -111,16 +111,26 @@ def init_params(key: jax.Array, obs_size: int, num_actions: int, net_arch: list[
 
 def forward(params: dict[str, jax.Array], obs: jax.Array, activation: str) -> tuple[jax.Array, jax.Array]:
     """Action logits and value of a batch (or one) of observations."""
+    logits, value, _ = forward_hidden(params, obs, activation)
+    return logits, value
+
+
+def forward_hidden(
+    params: dict[str, jax.Array], obs: jax.Array, activation: str
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """:func:`forward`, and the policy network's last hidden layer (what the belief heads read)."""
     import jax.numpy as jnp
 
     act = jnp.tanh if activation == "tanh" else (lambda x: jnp.maximum(x, 0.0))
-    out = []
+    out, hidden = [], obs
     for part, head in (("policy_net", "action_net"), ("value_net", "value_net")):
         x = obs
         for i in range(_layers(params, part)):
             x = act(x @ params[f"mlp_extractor.{part}.{2 * i}.weight"].T + params[f"mlp_extractor.{part}.{2 * i}.bias"])
+        if part == "policy_net":
+            hidden = x
         out.append(x @ params[f"{head}.weight"].T + params[f"{head}.bias"])
-    return out[0], out[1][..., 0]
+    return out[0], out[1][..., 0], hidden
 
 
 def network_entry(cfg: TrainConfig) -> dict[str, Any]:
@@ -147,6 +157,10 @@ class Rollout(NamedTuple):
     value: jax.Array
     reward: jax.Array
     done: jax.Array
+    #: ``ppo.hindsight_coef > 0``: the core's hindsight of the game a step's episode ended in (its belief heads'
+    #: target), and whether that episode ended within the rollout (the others' steps have no target); else ``None``.
+    hint: jax.Array | None = None
+    hint_valid: jax.Array | None = None
 
 
 class TrainState(NamedTuple):
@@ -161,8 +175,48 @@ class TrainState(NamedTuple):
     sampling: jax.Array | None = None
 
 
+#: What a policy trained with belief heads says of them in its file (the family's description).
+HINDSIGHT_NOTE = (
+    ", with belief heads: training-time targets from the end-of-game reveal (the outcome every seat receives); the "
+    "policy acts on its observation alone"
+)
+#: The belief heads' tensors (``<name>.weight``, ``<name>.bias``) in the parameters; never exported.
+HINDSIGHT_HEAD = "hindsight_head"
+
+
+def backfill(hint: jax.Array, done: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Per step of a rollout (``[T, B, ...]``), the hindsight of the episode it belongs to -- read where that
+    episode ended -- and whether it ended within the rollout: a reverse scan that takes a step's own hindsight where
+    the step ended its episode and the next step's target otherwise (the next step is the same episode)."""
+    import jax
+    import jax.numpy as jnp
+
+    def back(carry: tuple[jax.Array, jax.Array], x: tuple[jax.Array, jax.Array]) -> tuple[Any, Any]:
+        target, valid = carry
+        h, d = x
+        target = jnp.where(d[:, None], h, target)
+        valid = jnp.logical_or(d, valid)
+        return (target, valid), (target, valid)
+
+    start = (jnp.zeros_like(hint[0]), jnp.zeros(done.shape[1], bool))
+    _, (targets, valid) = jax.lax.scan(back, start, (hint, done), reverse=True)
+    return targets, valid
+
+
 #: The loss rate every pool entry starts from under prioritised sampling (equal: the first draws are uniform).
 INITIAL_LOSS_RATE = 0.5
+
+
+class Collected(NamedTuple):
+    """A rollout and the batch's state after it: what :meth:`PPO._learn` takes from :meth:`PPO._rollout`."""
+
+    games: Any
+    obs: Any
+    mask: Any
+    key: Any
+    roll: Rollout
+    ended: Any
+    counts: Any
 
 
 def draw_probabilities(loss_ema: jax.Array, temperature: float, floor: float) -> jax.Array:
@@ -220,6 +274,12 @@ class PPO:
                     f"{covered}: the field encoder's tokens would not fit it"
                 )
         self.bots = [None if name == SELF_PLAY else bot(name, cfg.game.name) for name in cfg.opponents]
+        #: ``ppo.hindsight_coef > 0``: belief heads predict the core's hindsight (the end-of-game reveal) at every
+        #: step: a training target only, never an input (the exported policy file has no head).
+        self.hindsight = cfg.ppo.hindsight_coef > 0
+        if self.hindsight and self.core.hindsight is None:
+            raise ValueError(f"{cfg.game.name}: the JAX core has no hindsight targets: set ppo.hindsight_coef=0")
+        self.blocks = self.core.hindsight_blocks if self.hindsight else ()
         seat = cfg.learner.seat
         self.learner_seat = None if seat == "random" else int(seat)
         #: ``opponent_sampling: prioritised``: the draws follow the loss rates kept in ``TrainState.sampling``.
@@ -248,12 +308,38 @@ class PPO:
 
     def apply(self, params: dict[str, jax.Array], obs: jax.Array) -> tuple[jax.Array, jax.Array]:
         """Action logits and value of a batch (or one) of observations, by the config's network."""
+        logits, value, _ = self.apply_hidden(params, obs)
+        return logits, value
+
+    def apply_hidden(self, params: dict[str, jax.Array], obs: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """:meth:`apply`, and the policy trunk's last hidden layer (the belief heads' input)."""
         if self.encoder is None:
-            return forward(params, obs, self.cfg.ppo.activation)
+            return forward_hidden(params, obs, self.cfg.ppo.activation)
         import jax.numpy as jnp
 
-        logits, value = field_net.forward(jnp, params, obs, self.encoder["tokens"], self.encoder)
-        return logits, value
+        logits, value, hidden = field_net.forward_hidden(jnp, params, obs, self.encoder["tokens"], self.encoder)
+        return logits, value, hidden
+
+    def hindsight_loss(self, params: dict[str, jax.Array], hidden: jax.Array, r: Rollout) -> jax.Array:
+        """The belief heads' loss on a minibatch: per block of the core's hindsight, the cross-entropy of a softmax
+        (``class``) or of a sigmoid per entry (``binary``), summed over blocks, averaged over the samples whose
+        episode ended within the rollout (the others have no target)."""
+        import jax
+        import jax.numpy as jnp
+
+        logits = hidden @ params[f"{HINDSIGHT_HEAD}.weight"].T + params[f"{HINDSIGHT_HEAD}.bias"]
+        per_sample = jnp.zeros(logits.shape[0], jnp.float32)
+        at = 0
+        for _, size, kind in self.blocks:
+            z, y = logits[:, at : at + size], r.hint[:, at : at + size]  # type: ignore[index]
+            at += size
+            if kind == "class":
+                per_sample = per_sample - jnp.sum(y * jax.nn.log_softmax(z), axis=-1)
+            else:
+                bce = jnp.maximum(z, 0.0) - z * y + jnp.log1p(jnp.exp(-jnp.abs(z)))
+                per_sample = per_sample + jnp.sum(bce, axis=-1)
+        valid = r.hint_valid.astype(jnp.float32)  # type: ignore[union-attr]
+        return jnp.sum(per_sample * valid) / jnp.maximum(valid.sum(), 1.0)
 
     def _probs(self, loss_ema: jax.Array | None) -> jax.Array | None:
         """The draw probabilities of the pool under prioritised sampling (``None``: uniform)."""
@@ -274,7 +360,12 @@ class PPO:
 
         pool = [itself if b is None else b for b in self.bots]
         return SingleSeat(
-            self.core, pool, learner_seat=self.learner_seat, opponent_draw=self.cfg.opponent_draw, draw_probs=probs
+            self.core,
+            pool,
+            learner_seat=self.learner_seat,
+            opponent_draw=self.cfg.opponent_draw,
+            draw_probs=probs,
+            hindsight=self.hindsight,
         )
 
     def init(self, key: jax.Array) -> TrainState:
@@ -285,6 +376,16 @@ class PPO:
             params = field_net.init_params(k_params, self.encoder["tokens"], self.encoder, self.core.num_actions)
         else:
             params = init_params(k_params, self.core.obs_size, self.core.num_actions, list(self.cfg.ppo.net_arch))
+        if self.hindsight:
+            # a linear head per run on the policy trunk's last layer, initialised as SB3's action head (gain 0.01)
+            width = jax.eval_shape(self.apply_hidden, params, jax.ShapeDtypeStruct((1, self.core.obs_size), "float32"))
+            size = sum(b[1] for b in self.blocks)
+            k_params, sub = jax.random.split(k_params)
+            params = {
+                **params,
+                f"{HINDSIGHT_HEAD}.weight": jax.nn.initializers.orthogonal(0.01)(sub, (size, width[2].shape[-1])),
+                f"{HINDSIGHT_HEAD}.bias": jax.numpy.zeros((size,), "float32"),
+            }
         return self.reset(params, self.tx.init(params), k_games)
 
     def _reset(self, params: dict[str, jax.Array], opt_state: Any, key: jax.Array) -> TrainState:
@@ -298,9 +399,13 @@ class PPO:
         return TrainState(params, opt_state, games, obs, mask, key, loss_ema)
 
     def _update(self, state: TrainState) -> tuple[TrainState, dict[str, jax.Array]]:
+        """One update: the rollout, then the epochs of minibatch steps on it (one compiled function)."""
+        return self._learn(state, self._rollout(state))
+
+    def _rollout(self, state: TrainState) -> Collected:
+        """``n_steps`` moves of the learner in each of the batch's games, the opponents' moves between them."""
         import jax
         import jax.numpy as jnp
-        import optax
 
         ppo = self.cfg.ppo
         seat = self._seat(state.params, self._probs(state.sampling))
@@ -324,13 +429,19 @@ class PPO:
             logp = jax.nn.log_softmax(logits)[jnp.arange(action.shape[0]), action]
             t = step(games, action)
             # a truncated game's value is not zero: bootstrap it from its final observation, as SB3 does
-            _, final_value = self.apply(state.params, t.final_observation)
+            # (the network runs on the final observations only in a step where some game was truncated: rare)
+            final_value = jax.lax.cond(
+                t.truncated.any(),
+                lambda o: self.apply(state.params, o)[1],
+                lambda o: jnp.zeros(o.shape[0], jnp.float32),
+                t.final_observation,
+            )
             reward = t.reward + ppo.gamma * jnp.where(t.truncated, final_value, 0.0)
             done = jnp.logical_or(t.terminated, t.truncated)
             # the games' states before the step hold the entries each ended game was drawn with
             counts = tally(games, done, t.reward) if self.prioritised else None
             return (t.state, t.observation, t.mask, key), (
-                Rollout(obs, mask, action, logp, value, reward, done),
+                Rollout(obs, mask, action, logp, value, reward, done, t.hindsight),
                 jnp.where(done, 1.0, 0.0),
                 counts,
             )
@@ -338,6 +449,19 @@ class PPO:
         (games, obs, mask, key), (roll, ended, counts) = jax.lax.scan(
             collect, (state.games, state.obs, state.mask, state.key), None, length=ppo.n_steps
         )
+        if self.hindsight and roll.hint is not None:
+            targets, valid = backfill(roll.hint, roll.done)
+            roll = roll._replace(hint=targets, hint_valid=valid)
+        return Collected(games, obs, mask, key, roll, ended, counts)
+
+    def _learn(self, state: TrainState, c: Collected) -> tuple[TrainState, dict[str, jax.Array]]:
+        """GAE over a rollout, then ``n_epochs`` of shuffled minibatch steps on it."""
+        import jax
+        import jax.numpy as jnp
+        import optax
+
+        ppo = self.cfg.ppo
+        games, obs, mask, key, roll, ended, counts = c
         _, last_value = self.apply(state.params, obs)
 
         def gae(carry: tuple[jax.Array, jax.Array], x: tuple[jax.Array, ...]) -> tuple[Any, jax.Array]:
@@ -358,7 +482,7 @@ class PPO:
 
         def loss(params: dict[str, jax.Array], mb: tuple[Rollout, jax.Array, jax.Array]) -> tuple[jax.Array, Any]:
             r, adv, ret = mb
-            logits, value = self.apply(params, r.obs)
+            logits, value, hidden = self.apply_hidden(params, r.obs)
             logp_all = jax.nn.log_softmax(masked_logits(logits, r.mask))
             logp = logp_all[jnp.arange(r.action.shape[0]), r.action]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
@@ -368,7 +492,8 @@ class PPO:
             entropy = -jnp.sum(jnp.where(r.mask, probs * logp_all, 0.0), axis=-1).mean()
             value_loss = jnp.mean((ret - value) ** 2)
             total = pg - ppo.ent_coef * entropy + ppo.vf_coef * value_loss
-            return total, (pg, value_loss, entropy)
+            belief = self.hindsight_loss(params, hidden, r) if self.hindsight else jnp.float32(0.0)
+            return total + ppo.hindsight_coef * belief, (pg, value_loss, entropy, belief)
 
         grad = jax.grad(loss, has_aux=True)
         minibatches = self.batch // ppo.batch_size
@@ -400,6 +525,7 @@ class PPO:
             "policy_loss": aux[0].mean(),
             "value_loss": aux[1].mean(),
             "entropy": aux[2].mean(),
+            "hindsight_loss": aux[3].mean(),
         }
         loss_ema = state.sampling
         if self.prioritised and loss_ema is not None:
@@ -423,7 +549,8 @@ def _jitted(method: str) -> Callable[..., Any]:
 
 # ------------------------------------------------------------------------------------------------- the run
 def _tensors(params: dict[str, Any]) -> dict[str, np.ndarray]:
-    return {k: np.asarray(v, np.float32) for k, v in params.items()}
+    """The policy's tensors: the belief heads are left out (training only: the policy acts without them)."""
+    return {k: np.asarray(v, np.float32) for k, v in params.items() if not k.startswith(f"{HINDSIGHT_HEAD}.")}
 
 
 def export(params: dict[str, Any], path: Path, cfg: TrainConfig, meta: dict[str, Any], record: dict[str, Any]) -> Path:
@@ -643,6 +770,7 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
             header = ["time/total_timesteps", "rollout/ep_rew_mean", "train/entropy_loss", "time/time_elapsed"]
             entries = sampling_columns(list(cfg.opponents)) if ppo.prioritised else []
             header += [f"sampling/p_{e}" for e in entries] + [f"sampling/loss_ema_{e}" for e in entries]
+            header += ["train/hindsight_loss"] if ppo.hindsight else []
             log.writerow(header)
             first_update = first_done = None
             # Between two updates, where the whole state is in hand: the evaluation due here (also one a session
@@ -676,6 +804,8 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
                 if entries:
                     line += [float(x) for x in np.asarray(metrics["sampling_probs"])]
                     line += [float(x) for x in np.asarray(metrics["sampling_loss_ema"])]
+                if ppo.hindsight:
+                    line.append(float(metrics["hindsight_loss"]))
                 log.writerow(line)
                 f.flush()
                 if bar is not None:
@@ -697,8 +827,9 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
     finally:
         if bar is not None:
             bar.close()
+    algorithm = ALGORITHM + (HINDSIGHT_NOTE if ppo.hindsight else "")
     record = training_record(
-        meta, steps, algorithm=ALGORITHM, evaluations=evaluations(run), train_wall_seconds=train_wall
+        meta, steps, algorithm=algorithm, evaluations=evaluations(run), train_wall_seconds=train_wall
     )
     export(state.params, run / POLICY_STEM, cfg, meta, record)
     report = final_evaluation(cfg, run, session.progress) if session.final_eval else None

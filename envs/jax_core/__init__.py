@@ -51,6 +51,16 @@ class Core(NamedTuple):
     observe: Callable[[Any, Any], Any]
     legal_mask: Callable[[Any], Any]
     state_vector: Callable[[Any], Any]
+    #: ``hindsight(state, seat) -> float32[K]``: what the end-of-game reveal shows ``seat`` (every seat receives
+    #: it: the scalar env's ``outcome()``), from ``seat``'s frame, read on a finished game's state; ``None``: the core
+    #: has none. Training targets only (the jitted trainer's belief heads): never an input of a policy.
+    hindsight: Callable[[Any, Any], Any] | None = None
+    #: The parts of ``hindsight``'s vector in order: ``(name, size, kind)``, kind ``"class"`` (one-hot: exactly one
+    #: entry 1) or ``"binary"`` (each entry a probability in [0, 1] on its own).
+    hindsight_blocks: tuple[tuple[str, int, str], ...] = ()
+    #: ``winners(state) -> bool[num_players]``: the seats that won a finished game, whatever the ``reward`` keyword
+    #: pays (the scalar rules' ``winners``); ``None``: the core has none (its win reward tells them).
+    winners: Callable[[Any], Any] | None = None
 
 
 def unless_finished(state: Any, new: Any) -> Any:

@@ -1200,6 +1200,24 @@ def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None
             truncated=jnp.bool_(False),
         )
 
+    # ------------------------------------------------------------------------------------------ hindsight
+    rel_pos = np.arange(n + mrs)
+    others = np.arange(1, n)
+
+    def hindsight(st: State, seat: jax.Array) -> jax.Array:
+        """What the end-of-game reveal (the scalar ``outcome()``: ``murderers``, ``guests``) shows ``seat``: for each
+        position, whether its Guilt card is a Murderer -- the seat ``k`` places left of ``seat`` at entry ``k``
+        (``k = 0 .. n-1``, itself first, as the observation's relative seats), Mrs Lansdowne last (entry ``n``, with
+        fewer than five players); then every other seat's Guest card, the seat ``k`` places left at block ``k``
+        (``k = 1 .. n-1``), one-hot over the six guests. Read on a finished game's state (the Guilt cards where they
+        lie at the end, as the rules reveal them). A training target of belief heads only: never an input of a
+        policy."""
+        o = jnp.asarray(seat, i32)
+        pos = jnp.where(rel_pos == n, MRS, (o + rel_pos) % n)
+        guilty = st.guilt[pos].astype(f32)
+        guests = jax.nn.one_hot(st.guests[(o + others) % n], len(rules.GUESTS), dtype=f32).reshape(-1)
+        return jnp.concatenate([guilty, guests])
+
     return Core(
         env_id=ENV_ID,
         num_players=n,
@@ -1211,6 +1229,19 @@ def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None
         observe=observe,
         legal_mask=legal_mask,
         state_vector=state_vector,
+        hindsight=hindsight,
+        hindsight_blocks=hindsight_blocks(n),
+    )
+
+
+def hindsight_blocks(num_players: int) -> tuple[tuple[str, int, str], ...]:
+    """The parts of a table's hindsight vector (``Core.hindsight_blocks``): ``murderers`` (per position, the
+    observer's relative seats ``0 .. n-1`` then Mrs Lansdowne with fewer than five players: whether its Guilt card
+    is a Murderer), then ``guest_k`` (the Guest card of the seat ``k`` places left of the observer, ``k = 1 ..
+    n-1``; one-hot over the six guests)."""
+    positions = num_players + (num_players < MAXP)
+    return (("murderers", positions, "binary"),) + tuple(
+        (f"guest_{k}", len(rules.GUESTS), "class") for k in range(1, num_players)
     )
 
 

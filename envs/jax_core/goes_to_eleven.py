@@ -438,6 +438,23 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         top = jnp.where(s.draw_len > 0, s.draw[jnp.maximum(s.draw_len - 1, 0)], -1)
         return v.at[next_card_at].set(jax.nn.one_hot(top, K, dtype=f32))
 
+    # Per kind, 1 / that kind's count in the deck (0 for a kind the deck lacks): a count of it as a share of it.
+    share = jnp.asarray(np.array([1.0 / c if c else 0.0 for c in opts.deck], np.float32))
+    others = jnp.arange(1, n, dtype=i32)
+    draw_pos = jnp.arange(total, dtype=i32)
+
+    def hindsight(s: State, seat: jax.Array) -> jax.Array:
+        """What the end-of-game reveal (the scalar ``outcome()``: ``hands``, ``draw_pile``) shows ``seat``: every
+        other seat's hand, the seat ``k`` places left of ``seat`` at block ``k`` (``k = 1 .. n-1``, as the
+        observation's relative seats), then the draw pile left, each as its count of each card kind ÷ that kind's
+        count in the deck (in [0, 1]; 0 for a kind the deck lacks). A game that ends by the rules ends with every
+        hand and the draw pile empty (all zeros); a game cut short (``max_turns``) leaves cards in them. Read on a
+        finished game's state. A training target of belief heads only: never an input of a policy."""
+        o = jnp.asarray(seat, i32)
+        hands = s.hands[(o + others) % n].astype(f32) * share
+        left = ((draw_pos < s.draw_len)[:, None] & (s.draw[:, None] == kinds[None, :])).sum(axis=0)
+        return jnp.concatenate([hands.reshape(-1), left.astype(f32) * share])
+
     return Core(
         env_id=ENV_ID,
         num_players=n,
@@ -449,7 +466,16 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         observe=observe,
         legal_mask=legal_mask,
         state_vector=state_vector,
+        hindsight=hindsight,
+        hindsight_blocks=hindsight_blocks(n),
     )
+
+
+def hindsight_blocks(num_players: int) -> tuple[tuple[str, int, str], ...]:
+    """The parts of a table's hindsight vector (``Core.hindsight_blocks``): ``hand_k`` (the hand of the seat ``k``
+    places left of the observer, ``k = 1 .. n-1``), then ``draw_pile`` (the cards left in it): per card kind, the
+    count ÷ that kind's count in the deck."""
+    return tuple((f"hand_{k}", K, "binary") for k in range(1, num_players)) + (("draw_pile", K, "binary"),)
 
 
 def _own_block(full: np.ndarray, src: Any) -> np.ndarray:

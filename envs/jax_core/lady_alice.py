@@ -303,6 +303,24 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
         """bool[32]: the clues chosen (slots at -1 name none)."""
         return fold(jnp.logical_or, [pclue[j] == clues for j in range(pclue.shape[0])])
 
+    def winning(
+        points: jax.Array, excluded: jax.Array, accuser: jax.Array, still_in: jax.Array, truncating: jax.Array
+    ) -> jax.Array:
+        """The winners of an end, as the scalar ``_end``: the last player standing (no accuser, no cap), else the
+        best points among the players still in, the accuser alone if tied for them."""
+        active = ~excluded
+        best = fold(jnp.maximum, [jnp.where(active[i], points[i], jnp.iinfo(np.int32).min) for i in range(n)])
+        tied = active & (points == best)
+        accuser_tied = fold(jnp.logical_or, [tied[i] & (accuser == i) for i in range(n)])
+        won = jnp.where(accuser_tied, seats == accuser, tied)
+        return jnp.where((still_in == 1) & (accuser < 0) & ~truncating, active, won)
+
+    def winners(s: State) -> jax.Array:
+        """The winning seats of a finished game, whatever the ``reward`` keyword pays."""
+        points = scores(s.up, s.down_owner, s.down_value, s.evidence, s.special, s.excluded, s.exact, s.accuser)
+        still_in = fold(jnp.add, [(~s.excluded[i]).astype(i32) for i in range(n)])
+        return winning(points, s.excluded, s.accuser, still_in, s.game_truncated)
+
     def scores(
         up: jax.Array,
         down_owner: jax.Array,
@@ -427,12 +445,7 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
         if opts.reward == "score":
             rewards = jnp.where(end, points.astype(f32), f32(0.0))
         else:
-            active = ~excluded
-            best = fold(jnp.maximum, [jnp.where(active[i], points[i], jnp.iinfo(np.int32).min) for i in range(n)])
-            tied = active & (points == best)
-            accuser_tied = fold(jnp.logical_or, [tied[i] & (accuser == i) for i in range(n)])
-            won = jnp.where(accuser_tied, seats == accuser, tied)
-            won = jnp.where((still_in == 1) & (accuser < 0) & ~truncating, active, won)
+            won = winning(points, excluded, accuser, still_in, truncating)
             rewards = jnp.where(end, jnp.where(won, f32(1.0), f32(-1.0)), f32(0.0))
         over = phase == OVER
         # the cap scores the game: a termination, but in the versions published before that ruling (CAP_TRUNCATES)
@@ -639,6 +652,20 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
         ]
         return jnp.concatenate([p.reshape(-1) for p in parts])
 
+    # ------------------------------------------------------------------------------------------ hindsight
+    def hindsight(s: State, seat: jax.Array) -> jax.Array:
+        """What the end-of-game reveal (the scalar ``outcome()``: ``evidence``, ``special_category``) shows ``seat``
+        that its observation hid during play: every other seat's evidence clue, seat ``k`` places left of ``seat``
+        (``k = 1 .. n-1``, as the observation's relative seats), one-hot over the 32 clues; and, with 3 or 5
+        players, the hidden category (the missing or the doubled one), one-hot over the four. Read on a finished
+        game's state (:func:`hindsight_blocks` gives the parts). A training target of belief heads only: never an
+        input of a policy."""
+        seat = jnp.asarray(seat, i32)
+        parts = [jax.nn.one_hot(rotate(s.evidence, seat)[1:], C, dtype=f32).reshape(-1)]
+        if n != 4:
+            parts.append(jax.nn.one_hot(s.special, K, dtype=f32))
+        return jnp.concatenate(parts)
+
     return Core(
         env_id=env_id,
         num_players=n,
@@ -650,7 +677,20 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
         observe=observe,
         legal_mask=legal_mask,
         state_vector=state_vector,
+        hindsight=hindsight,
+        hindsight_blocks=hindsight_blocks(n),
+        winners=winners,
     )
+
+
+def hindsight_blocks(num_players: int) -> tuple[tuple[str, int, str], ...]:
+    """The parts of a table's hindsight vector (``Core.hindsight_blocks``): ``evidence_k`` (the evidence clue of the
+    seat ``k`` places left of the observer, ``k = 1 .. n-1``; one-hot over the 32 clues), then, with 3 or 5 players,
+    ``special_category`` (the category missing from the solution (3) or doubled in it (5); one-hot over the four)."""
+    blocks = tuple((f"evidence_{k}", C, "class") for k in range(1, num_players))
+    if num_players != 4:
+        blocks += (("special_category", K, "class"),)
+    return blocks
 
 
 def deal_number(game: rules.LadyAliceState) -> int:

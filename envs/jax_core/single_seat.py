@@ -39,6 +39,15 @@ class SeatState(NamedTuple):
     key: jax.Array
 
 
+class Carry(NamedTuple):
+    """The opponents' loop of one game: the game, what the learner earned in it, the key, the moves made."""
+
+    game: Any
+    earned: jax.Array
+    key: jax.Array
+    moves: jax.Array
+
+
 class Transition(NamedTuple):
     state: SeatState
     #: The learner's observation and mask to act on (the next episode's after an episode ended).
@@ -50,6 +59,9 @@ class Transition(NamedTuple):
     #: The learner's observation where the transition left the game, before any autoreset (a learner that
     #: bootstraps a truncated episode's value reads it).
     final_observation: jax.Array
+    #: ``SingleSeat(hindsight=True)``: the core's ``hindsight`` of the game where the transition left it, from the
+    #: learner's seat (the belief heads' target where the transition ended the episode); else ``None``.
+    hindsight: jax.Array | None = None
 
 
 def _over(game: Any) -> jax.Array:
@@ -68,6 +80,9 @@ class SingleSeat:
         learner_seat: int | None = None,
         opponent_draw: str = "seat",
         draw_probs: jax.Array | None = None,
+        rotation: int | None = None,
+        stragglers: int | None = None,
+        hindsight: bool = False,
     ) -> None:
         if not opponents:
             raise ValueError("SingleSeat: the opponent pool is empty")
@@ -82,6 +97,15 @@ class SingleSeat:
         #: The probability of each pool entry per draw (a table's or a seat's); ``None``: uniform, drawn as
         #: ``randint`` (the draws of every run before prioritised sampling, kept as they were).
         self.draw_probs = draw_probs
+        #: :meth:`step_batch`: the opponents' moves every game makes together before the stragglers finish alone
+        #: (the other seats' turns of a round), and how many stragglers finish at once (``None``: an eighth of the
+        #: batch). Speed only: the transitions are the same whatever they are.
+        self.rotation = rotation if rotation is not None else core.num_players - 1
+        self.stragglers = stragglers
+        if hindsight and core.hindsight is None:
+            raise ValueError(f"{core.env_id}: the JAX core has no hindsight (the end-of-game reveal as targets)")
+        #: Whether transitions carry the core's hindsight of the game they left (training targets only).
+        self.hindsight = hindsight
 
     # ------------------------------------------------------------------------------------------- opponents
     def _opponent_action(self, game: Any, pool_index: jax.Array, key: jax.Array) -> jax.Array:
@@ -92,23 +116,51 @@ class SingleSeat:
         branches = [lambda o, m, k, f=f: f(o, m, k).astype(jnp.int32) for f in self.opponents]
         return jax.lax.switch(pool_index, branches, obs, mask, key)
 
-    def _play_opponents(self, game: Any, seat: jax.Array, opponents: jax.Array, key: jax.Array) -> tuple[Any, Any]:
-        """Opponents act until the learner is to act or the game is over; returns the game and what the learner
-        earned meanwhile."""
+    def _opponents_loop(self, carry: Carry, seat: jax.Array, opponents: jax.Array, limit: int | None = None) -> Carry:
+        """Opponents act, from ``carry``, until the learner is to act or the game is over (or ``limit`` moves of
+        this call have been made); the carry counts what the learner earned meanwhile and the moves made."""
 
-        def waiting(carry: tuple[Any, jax.Array, jax.Array]) -> jax.Array:
-            game = carry[0]
-            return jnp.logical_and(jnp.logical_not(_over(game)), game.current_player != seat)
+        def waiting(carry: Carry) -> jax.Array:
+            game = carry.game
+            more = jnp.logical_and(jnp.logical_not(_over(game)), game.current_player != seat)
+            return more if limit is None else jnp.logical_and(more, carry.moves < limit)
 
-        def act(carry: tuple[Any, jax.Array, jax.Array]) -> tuple[Any, jax.Array, jax.Array]:
-            game, earned, key = carry
+        def act(carry: Carry) -> Carry:
+            game, earned, key, moves = carry
             key, sub = jax.random.split(key)
             action = self._opponent_action(game, opponents[game.current_player], sub)
             game = self.core.step(game, action)
-            return game, earned + game.rewards[seat], key
+            return Carry(game, earned + game.rewards[seat], key, moves + 1)
 
-        game, earned, _ = jax.lax.while_loop(waiting, act, (game, jnp.float32(0.0), key))
-        return game, earned
+        return jax.lax.while_loop(waiting, act, carry)
+
+    def _play_opponents(self, game: Any, seat: jax.Array, opponents: jax.Array, key: jax.Array) -> tuple[Any, Any]:
+        """Opponents act until the learner is to act or the game is over; returns the game and what the learner
+        earned meanwhile."""
+        carry = self._opponents_loop(Carry(game, jnp.float32(0.0), key, jnp.int32(0)), seat, opponents)
+        return carry.game, carry.earned
+
+    def _play_opponents_batch(self, carry: Carry, seats: jax.Array, opponents: jax.Array) -> Carry:
+        """:meth:`_play_opponents` of a batch (leading axis), with the same result game by game, but not in lock
+        step: under ``vmap`` a loop runs until its longest game is done, every game computing at every turn, and
+        one game whose learner is out (a false accusation in Lady Alice: the rest of the game is played out before
+        the learner's episode ends) would hold the whole batch for a hundred turns. So every game first gets up to
+        :attr:`rotation` moves together (the turns of the other seats, as a round usually goes), and the games still
+        waiting then finish on their own, :attr:`stragglers` of them at a time."""
+        batch = seats.shape[0]
+        carry = jax.vmap(lambda c, s, o: self._opponents_loop(c, s, o, self.rotation))(carry, seats, opponents)
+        cap = min(batch, self.stragglers or max(1, batch // 8))
+
+        def waiting(c: Carry) -> jax.Array:
+            return jnp.logical_and(jnp.logical_not(_over(c.game)), c.game.current_player != seats)
+
+        def finish(c: Carry) -> Carry:
+            rows = jnp.nonzero(waiting(c), size=cap, fill_value=batch)[0]  # the waiting games, then "none" (B)
+            take = jnp.minimum(rows, batch - 1)
+            done = jax.vmap(self._opponents_loop)(jax.tree.map(lambda x: x[take], c), seats[take], opponents[take])
+            return jax.tree.map(lambda x, d: x.at[rows].set(d, mode="drop"), c, done)
+
+        return jax.lax.while_loop(lambda c: waiting(c).any(), finish, carry)
 
     # ------------------------------------------------------------------------------------------- episodes
     def _deal(self, key: jax.Array) -> SeatState:
@@ -162,14 +214,27 @@ class SingleSeat:
         game = carried.game
         nxt = jax.lax.cond(_over(game), lambda: self._deal(k_next), lambda: carried)
         obs, mask = self._view(nxt)
-        return Transition(nxt, obs, mask, reward, game.terminated, game.truncated, final)
+        hint = self.core.hindsight(game, state.seat) if self.hindsight and self.core.hindsight else None
+        return Transition(nxt, obs, mask, reward, game.terminated, game.truncated, final, hint)
 
     def step_batch(self, states: SeatState, actions: jax.Array) -> Transition:
-        """:meth:`step` of a batch of games (leading axis), equal to ``jax.vmap(step)`` but dealing a new
-        episode only in the games that ended (:func:`~parlour.envs.jax_core.reset_where`): a deal plays the
-        opponents up to the learner's first move, far too dear to compute for every game at every step."""
-        carried, reward, final, k_next = jax.vmap(self._advance)(states, actions)
-        game = carried.game
+        """:meth:`step` of a batch of games (leading axis), equal to ``jax.vmap(step)`` but with the opponents'
+        turns out of lock step (:meth:`_play_opponents_batch`) and dealing a new episode only in the games that
+        ended (:func:`~parlour.envs.jax_core.reset_where`): a deal plays the opponents up to the learner's first
+        move, far too dear to compute for every game at every step."""
+        keys = jax.vmap(lambda k: jax.random.split(k, 3))(states.key)
+        key, k_play, k_next = keys[:, 0], keys[:, 1], keys[:, 2]
+        game = jax.vmap(self.core.step)(states.game, actions)
+        rows = jnp.arange(actions.shape[0])
+        earned = game.rewards[rows, states.seat]
+        zero = jnp.zeros(actions.shape[0], jnp.float32)
+        played = self._play_opponents_batch(
+            Carry(game, zero, k_play, jnp.zeros(actions.shape[0], jnp.int32)), states.seat, states.opponents
+        )
+        game = played.game
+        carried = states._replace(game=game, key=key)
+        final = jax.vmap(self.core.observe)(game, states.seat)
         nxt = reset_where(self._deal, carried, k_next, _over(game))
         obs, mask = jax.vmap(self._view)(nxt)
-        return Transition(nxt, obs, mask, reward, game.terminated, game.truncated, final)
+        hint = jax.vmap(self.core.hindsight)(game, states.seat) if self.hindsight and self.core.hindsight else None
+        return Transition(nxt, obs, mask, earned + played.earned, game.terminated, game.truncated, final, hint)

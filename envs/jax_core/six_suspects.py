@@ -51,6 +51,14 @@ VARIANTS: tuple[dict[str, Any], ...] = (
 #: The fields of :class:`State` that hold the deal (a lock-step check copies the scalar deal into them).
 DEAL_FIELDS = ("layout",)
 
+#: The parts of the hindsight vector (``Core.hindsight_blocks``; the same at every table): ``card_p`` (the card at
+#: position ``p``, ``p = 0 .. 11``; one-hot over the 12 cards), then ``culprits`` (per suspect, whether it is a
+#: culprit).
+HINDSIGHT_BLOCKS: tuple[tuple[str, int, str], ...] = (
+    *((f"card_{p}", C, "class") for p in range(P)),
+    ("culprits", rules.NUM_SUSPECTS, "binary"),
+)
+
 _LEFT = np.array([rules.left_of(p) for p in range(P)], np.int32)
 _RIGHT = np.array([rules.right_of(p) for p in range(P)], np.int32)
 _MATE = np.array([rules.other_in_column(p) for p in range(P)], np.int32)
@@ -325,6 +333,17 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         v = v.at[STATE_LAYOUT["layout"]].set(layout)
         return v.at[STATE_LAYOUT["seen"]].set(pad((s.peeks > 0).astype(jnp.float32)).reshape(-1))
 
+    def hindsight(s: State, seat: jax.Array) -> jax.Array:
+        """What the end-of-game reveal (the scalar ``outcome()``: the ``layout`` and its game's ``culprits``) shows
+        ``seat``: the card at each of the 12 positions (row 0 then row 1, as the rules number them: the positions
+        are the table's, the same for every seat), one-hot over the 12 cards each; then the culprit suspects (one
+        entry per suspect, 1 where it is a culprit: ties make several). The same for every seat; the positions
+        ``seat`` peeked at are in its observation already. Of a match (``num_games > 1``), the last game's. Read on
+        a finished game's state. A training target of belief heads only: never an input of a policy."""
+        del seat  # nothing in it is seat-relative
+        cards = jax.nn.one_hot(s.layout, C, dtype=jnp.float32).reshape(-1)
+        return jnp.concatenate([cards, culprits(s.layout).astype(jnp.float32)])
+
     return Core(
         env_id=ENV_ID,
         num_players=n,
@@ -336,6 +355,8 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         observe=observe,
         legal_mask=legal_mask,
         state_vector=state_vector,
+        hindsight=hindsight,
+        hindsight_blocks=HINDSIGHT_BLOCKS,
     )
 
 

@@ -24,6 +24,13 @@ def add_parser(sub: Subparsers) -> None:
         metavar="CONFIG",
         help="instead: training steps/s of CONFIG alone and beside busy processes, per learner thread count",
     )
+    b.add_argument(
+        "--profile",
+        action="store_true",
+        help="with --train (one or more configs, comma-separated): where the jitted trainer's update spends its time "
+        "(env, rollout, learning), per config",
+    )
+    b.add_argument("--updates", default="3", help="with --profile: timed updates per part (default 3)")
     b.add_argument("--steps", default="50000", help="with --train: steps per run (default 50000)")
     b.add_argument("--threads", default="1,2", help="with --train: learner thread counts (default 1,2)")
     b.add_argument(
@@ -71,6 +78,7 @@ NUMBERS: dict[str, tuple[type, float, bool, float]] = {
     "--games": (int, 1, True, math.inf),
     "--beside": (int, 0, True, MAX_BESIDE),
     "--repeats": (int, 1, True, math.inf),
+    "--updates": (int, 1, True, math.inf),
 }
 #: The comma-separated lists of counts: flag -> what they count and an example.
 COUNTS = {
@@ -127,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
     except BenchError as exc:
         print(f"parlour bench: {exc}", file=sys.stderr)
         return 2
+    if args.train and args.profile:
+        return _profile_bench(args)
     if args.train:
         return _train_bench(args)
     if args.eval_workers:
@@ -160,6 +170,24 @@ def _train_bench(args: argparse.Namespace) -> int:
         print(f"parlour bench: {exc}", file=sys.stderr)
         return 2
     print(format_train_bench(rows))
+    return 0
+
+
+def _profile_bench(args: argparse.Namespace) -> int:
+    """``--train CONFIG[,CONFIG…] --profile``: the jitted trainer's update timed in its parts, per config."""
+    try:
+        from parlour.training.jax_profile import format_profile, profile_config
+    except ImportError as exc:
+        print(f"parlour bench --profile: {exc}: pip install 'parlour[jax]'", file=sys.stderr)
+        return 2
+    rows = []
+    for config in args.train.split(","):
+        try:
+            rows.append(profile_config(config, args.overrides, args.updates))
+        except (OSError, ValueError) as exc:
+            print(f"parlour bench: {exc}", file=sys.stderr)
+            return 2
+        print(format_profile(rows[-1:]).splitlines()[-1] if len(rows) > 1 else format_profile(rows), flush=True)
     return 0
 
 
