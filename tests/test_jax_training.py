@@ -136,11 +136,13 @@ def test_a_batched_step_restarts_only_finished_episodes_and_equals_the_per_game_
     from parlour.envs.jax_core.single_seat import SingleSeat
 
     env_id = "six_suspects_v0"
-    core, pool = make_core(env_id, 3), [bot("random", env_id)]
-    seat = SingleSeat(core, pool)
+    # two pool entries drawn per seat: a table mixes them, and each is computed only where a game waits on it
+    core, pool = make_core(env_id, 3), [bot("random", env_id), bot("six_suspects_heuristic", env_id)]
+    seat = SingleSeat(core, pool, opponent_draw="seat")
     states, obs, mask = jax.vmap(seat.reset)(jax.random.split(jax.random.PRNGKey(0), 16))
     per_game = jax.jit(jax.vmap(seat.step))
-    batched = [jax.jit(seat.step_batch), jax.jit(SingleSeat(core, pool, rotation=0, stragglers=3).step_batch)]
+    other = SingleSeat(core, pool, opponent_draw="seat", rotation=0, stragglers=3)
+    batched = [jax.jit(seat.step_batch), jax.jit(other.step_batch)]
     rng, ended = np.random.default_rng(0), []
     for _ in range(24):
         actions = jnp.asarray([rng.choice(np.flatnonzero(m)) for m in np.asarray(mask)], jnp.int32)
@@ -211,3 +213,45 @@ def test_every_game_trains_with_the_jitted_trainer_and_steps_in_the_jax_vec_env(
     assert len(totals) >= 8 and all(np.isfinite(totals))
     if options.get("reward", "win") == "win":
         assert set(np.round(totals, 6)) <= {-1.0, 0.0, 1.0} and -1.0 in totals
+
+
+@pytest.mark.slow  # four compilations of Lady Alice's batched step
+def test_a_settled_learner_ends_its_episode_with_the_reward_the_game_would_pay() -> None:
+    """``SingleSeat(settle=True)``: a Lady Alice learner excluded by a false accusation ends its episode there, paid
+    what the played-out game pays it, after exactly the moves it made when the game was played out (a policy that is
+    a function of the observation, so both runs make the same moves); under both outcome rewards."""
+    from parlour.baselines.jax_bots import bot
+    from parlour.envs.jax_core import make_core
+    from parlour.envs.jax_core.single_seat import SingleSeat
+
+    def policy(obs: jax.Array, mask: jax.Array) -> jax.Array:  # the same legal action for the same observation
+        pick = (jnp.sum(obs * jnp.arange(obs.shape[-1])) * 7919).astype(jnp.int32) % jnp.maximum(mask.sum(), 1)
+        return jnp.argmax(jnp.cumsum(mask) > pick).astype(jnp.int32)
+
+    own_excluded = make("lady_alice_v2").observation_layout["excluded"].start  # the observer's own entry first
+    for reward in ("win", "score"):
+        core = make_core("lady_alice_v2", 4, reward=reward)
+        pool = [bot("lady_alice_heuristic", "lady_alice_v2")]
+        firsts = []
+        for settle in (False, True):
+            seat = SingleSeat(core, pool, opponent_draw="table", settle=settle)
+            step = jax.jit(seat.step_batch)
+            states, obs, mask = jax.jit(jax.vmap(seat.reset))(jax.random.split(jax.random.PRNGKey(7), 16))
+            total, moves, first = np.zeros(16), np.zeros(16, int), np.full((16, 2), np.nan)
+            out = np.zeros(16, bool)  # the first episode ended with the learner excluded
+            for _ in range(400):
+                t = step(states, jax.vmap(policy)(obs, mask))
+                live = np.isnan(first[:, 0])
+                total, moves = total + live * np.asarray(t.reward), moves + live
+                done = np.asarray(t.terminated | t.truncated) & live
+                first[done] = np.stack([total[done], moves[done]], axis=1)
+                out |= done & (np.asarray(t.final_observation)[:, own_excluded] > 0)
+                states, obs, mask = t.state, t.observation, t.mask
+                if not np.isnan(first[:, 0]).any():
+                    break
+            firsts.append(first)
+            assert out.any() and not out.all()  # both kinds of episode end were compared
+        np.testing.assert_array_equal(firsts[0], firsts[1])
+    settled = make_core("lady_alice_v2", 4).settled
+    assert settled is not None and make_core("lady_alice_v1", 4).settled is None  # v1's cap truncates
+    assert make_core("lady_alice_v2", 4, max_turns=10).settled is None  # a user's cap leaves the game unscored

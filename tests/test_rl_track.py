@@ -43,6 +43,8 @@ def rl_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_run: tuple[
         "rl:\n  algorithms: {ppo: configs/six_suspects/ppo.yaml, selfplay: configs/six_suspects/selfplay.yaml}\n"
         "  seeds: [0, 1]\n  shipped_algorithm: ppo\n  shipped_seed: 1\n  cross_play_deals: 1\n"
         "  sweep: {family: ppo, grid: {ppo.ent_coef: ['0.05']}, seeds: [100], steps: 256}\n"
+        "  ablation: {family: ppo, ladder: {'less entropy': [ppo.ent_coef=0.0], 'as published': []}, seeds: [101], "
+        "steps: 256}\n"
         "exploit:\n  targets: [random]\n  steps: 128\n  seeds: [0]\n  games: 1\n"
     )
     sc = scenarios.Scenario(ENV, 4, ("random", "six_suspects_heuristic"), deals=2)
@@ -125,6 +127,15 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     halves = [(hi - lo) / 2 for row in sweep["rows"] for cis in row["last_ci"].values() for lo, hi in cis]
     assert f"are ±{sum(halves) / len(halves):.3f} on average" in text
 
+    # The ablation: its rungs in order, each with exactly its overrides, in a folder of its own.
+    rl_track.regenerate_sweep(None, train_models=True, jobs=2, root=rl_project, folder=folder, kind="ablation")
+    ablation = json.loads((folder / f"{ENV}_ablation_results.json").read_text())
+    assert [row["setting"] for row in ablation["rows"]] == ["less entropy", "as published"]
+    rung = load_config(runs / "six_suspects" / "ablation" / "less_entropy-seed101" / "config.yaml")
+    assert rung.ppo.ent_coef == 0.0 and rung.seed == 101
+    text = (rl_project / "BASELINES.md").read_text()
+    assert "**Ablation** (family `ppo`" in text and "| less entropy |" in text and "**Tuning sweep**" in text
+
     # Finished runs are kept: nothing trains again, and the evaluation gives the same table.
     rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
     assert "every rl run has finished its budget; nothing to train" in capsys.readouterr().out
@@ -162,8 +173,12 @@ def test_the_rl_track_refuses_a_family_that_is_not_rl(rl_project: Path) -> None:
         ("shipped_algorithm: ppo", "shipped_algorithm: dqn", "rl.shipped_algorithm='dqn' is not one of rl.algorithms="
          "['ppo', 'selfplay']"),
         ("shipped_seed: 1", "shipped_seed: 7", "rl.shipped_seed=7 is not one of rl.seeds=[0, 1]"),
-        ("seeds: [100]", "seeds: [1, 100]", "rl.sweep.seeds=[1, 100] share [1] with rl.seeds=[0, 1]: a sweep tunes on "
+        ("seeds: [100]", "seeds: [1, 100]", "rl.sweep.seeds=[1, 100] share [1] with rl.seeds=[0, 1]: a sweep runs on "
          "seeds kept apart from the published ones"),
+        ("seeds: [101]", "seeds: [0, 101]", "rl.ablation.seeds=[0, 101] share [0] with rl.seeds=[0, 1]: an ablation"),
+        ("ablation: {family: ppo, ladder:", "ablation: {family: ppo, grid: {ppo.ent_coef: ['0.1']}, ladder:",
+         "rl.ablation takes a ladder (rung label -> overrides), no grid"),
+        ("ablation: {family: ppo", "ablation: {family: dqn", "rl.ablation.family='dqn' is not one of rl.algorithms"),
     ],
 )  # fmt: skip
 def test_an_rl_spec_that_ships_what_it_does_not_train_is_refused(

@@ -92,6 +92,12 @@ class SweepSpec:
     seeds: list[int] = field(default_factory=lambda: [100])
     #: Learner steps of each sweep run (evaluated at ten points of it).
     steps: int = 200_000
+    #: An ablation instead of a grid (``rl.ablation``): rung label -> every override of that rung, in order, each
+    #: rung adding one thing to the one above it (the last is the family's config as published: no override).
+    ladder: dict[str, list[str]] = field(default_factory=dict)
+    #: The family's config where it is not (yet) one of ``rl.algorithms``: a family's recipe is fixed from its
+    #: ablation before its published seeds train (empty: ``rl.algorithms[family]``).
+    config: str = ""
 
 
 @dataclass
@@ -110,6 +116,9 @@ class RLSpec:
     notes: list[str] = field(default_factory=list)
     #: The tuning sweep (``parlour baselines --track sweep``), on seeds kept apart from ``seeds``.
     sweep: SweepSpec | None = None
+    #: The ablation (``parlour baselines --track ablation``): a ``ladder`` of rungs, each adding one part of the
+    #: family's recipe, on seeds kept apart from ``seeds``.
+    ablation: SweepSpec | None = None
 
 
 @dataclass
@@ -166,16 +175,25 @@ def specs(root: Path) -> dict[str, tuple[Path, BaselineSpec]]:
                 )
             if rl.shipped_seed not in rl.seeds:
                 raise ConfigError(f"{path}: rl.shipped_seed={rl.shipped_seed} is not one of rl.seeds={rl.seeds}")
-            sweep = rl.sweep
-            if sweep is not None and sweep.family not in rl.algorithms:
-                raise ConfigError(
-                    f"{path}: rl.sweep.family={sweep.family!r} is not one of rl.algorithms={sorted(rl.algorithms)}"
-                )
-            if sweep is not None and set(sweep.seeds) & set(rl.seeds):
-                raise ConfigError(
-                    f"{path}: rl.sweep.seeds={sweep.seeds} share {sorted(set(sweep.seeds) & set(rl.seeds))} with "
-                    f"rl.seeds={rl.seeds}: a sweep tunes on seeds kept apart from the published ones"
-                )
+            for key, sweep in (("sweep", rl.sweep), ("ablation", rl.ablation)):
+                if sweep is None:
+                    continue
+                if sweep.family not in rl.algorithms and not sweep.config:
+                    raise ConfigError(
+                        f"{path}: rl.{key}.family={sweep.family!r} is not one of rl.algorithms={sorted(rl.algorithms)} "
+                        f"(or give rl.{key}.config)"
+                    )
+                if set(sweep.seeds) & set(rl.seeds):
+                    raise ConfigError(
+                        f"{path}: rl.{key}.seeds={sweep.seeds} share {sorted(set(sweep.seeds) & set(rl.seeds))} with "
+                        f"rl.seeds={rl.seeds}: {'an' if key[0] in 'aeiou' else 'a'} {key} runs on seeds kept apart from the "
+                        "published ones"
+                    )
+                if (key == "ablation") != bool(sweep.ladder) or (key == "ablation" and sweep.grid):
+                    raise ConfigError(
+                        f"{path}: rl.{key} takes "
+                        + ("a ladder (rung label -> overrides), no grid" if key == "ablation" else "a grid, no ladder")
+                    )
         out[spec.env] = (path, spec)
     if not out:
         raise FileNotFoundError(
@@ -714,6 +732,15 @@ RESULT_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "shipped": dict,
     },
     "sweep": {"env": str, "family": str, "seeds": list, "steps": int, "settings": list, "rows": list, "levels": dict},
+    "ablation": {
+        "env": str,
+        "family": str,
+        "seeds": list,
+        "steps": int,
+        "settings": list,
+        "rows": list,
+        "levels": dict,
+    },
     "exploit": {"env": str, "steps": int, "seeds": list, "games": int, "targets": list},
     "heldout": {"env": str, "matchups": list, "families": dict, "bots": list, "table": str},
 }
@@ -764,7 +791,7 @@ def _results(folder: Path) -> dict[str, dict[str, dict[str, Any]]]:
 
     from parlour.envs import ENVIRONMENTS
 
-    pattern = re.compile(r"(.+_v\d+)_(?:(rl|sweep|exploit|heldout)_)?results\.json")
+    pattern = re.compile(r"(.+_v\d+)_(?:(rl|sweep|ablation|exploit|heldout)_)?results\.json")
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for path in folder.glob("*_results.json"):
         m = pattern.fullmatch(path.name)
@@ -939,6 +966,7 @@ def render(folder: Path) -> str:
     renderers = {
         "rl": rl_track.render,
         "sweep": rl_track.render_sweep,
+        "ablation": rl_track.render_sweep,
         "distilled": lambda r: _render_game(r, folder),
         "heldout": heldout.render,
         "exploit": exploit.render,

@@ -366,6 +366,8 @@ class PPO:
             opponent_draw=self.cfg.opponent_draw,
             draw_probs=probs,
             hindsight=self.hindsight,
+            # a learner out of the game (Lady Alice's false accuser) ends its episode there: the same transitions
+            settle=True,
         )
 
     def init(self, key: jax.Array) -> TrainState:

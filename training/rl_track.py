@@ -565,16 +565,19 @@ def sweep_budget(steps: int) -> tuple[str, ...]:
 
 
 def sweep_settings(sweep: SweepSpec) -> list[tuple[str, tuple[str, ...]]]:
-    """``(label, overrides)``: the family's config as published, then each grid value alone."""
+    """``(label, overrides)``: the family's config as published, then each grid value alone; an ablation's rungs in
+    order."""
+    if sweep.ladder:
+        return [(label, tuple(overrides)) for label, overrides in sweep.ladder.items()]
     out: list[tuple[str, tuple[str, ...]]] = [("as published", ())]
     for key, values in sweep.grid.items():
         out += [(f"{key}={value}", (f"{key}={value}",)) for value in values]
     return out
 
 
-def sweep_folder(runs: Path, env_name: str, label: str, seed: int) -> Path:
+def sweep_folder(runs: Path, env_name: str, label: str, seed: int, kind: str = "sweep") -> Path:
     safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in label)
-    return runs / game_name(env_name) / "sweep" / f"{safe}-seed{seed}"
+    return runs / game_name(env_name) / kind / f"{safe}-seed{seed}"
 
 
 def bot_levels(env_name: str, folder: Path) -> dict[str, dict[str, float]]:
@@ -599,31 +602,56 @@ def bot_levels(env_name: str, folder: Path) -> dict[str, dict[str, float]]:
 
 
 def run_sweep(
-    env_name: str, spec: BaselineSpec, root: Path, runs: Path, jobs: int, folder: Path, *, train_models: bool
+    env_name: str,
+    spec: BaselineSpec,
+    root: Path,
+    runs: Path,
+    jobs: int,
+    folder: Path,
+    *,
+    train_models: bool,
+    kind: str = "sweep",
 ) -> dict[str, Any]:
-    """Train (unless ``train_models`` is false) and score every setting of the game's sweep."""
+    """Train (unless ``train_models`` is false) and score every setting of the game's sweep (``kind="sweep"``) or
+    every rung of its ablation (``"ablation"``)."""
     from parlour.training.learning_curves import read_runs, summary
     from parlour.training.train import evaluations
 
-    assert spec.rl is not None and spec.rl.sweep is not None
-    rl, sweep = spec.rl, spec.rl.sweep
-    config = rl.algorithms[sweep.family]
+    assert spec.rl is not None
+    rl, sweep = spec.rl, getattr(spec.rl, kind)
+    assert sweep is not None
+    config = sweep.config or rl.algorithms[sweep.family]
     settings = sweep_settings(sweep)
     work = [
-        (env_name, config, str(root), k, str(sweep_folder(runs, env_name, label, k)), (*sweep_budget(sweep.steps), *o))
+        (
+            env_name,
+            config,
+            str(root),
+            k,
+            str(sweep_folder(runs, env_name, label, k, kind)),
+            (*sweep_budget(sweep.steps), *o),
+        )
         for label, o in settings
         for k in sweep.seeds
     ]
     if train_models:
-        _run_jobs(env_name, "sweep", work, root, jobs)
+        _run_jobs(env_name, kind, work, root, jobs)
     levels = bot_levels(env_name, folder)
     rows = []
     for label, overrides in settings:
-        folders = [sweep_folder(runs, env_name, label, k) for k in sweep.seeds]
+        folders = [sweep_folder(runs, env_name, label, k, kind) for k in sweep.seeds]
         asked = [load_family(root, config, k, (*sweep_budget(sweep.steps), *overrides)) for k in sweep.seeds]
         if any(run_reuse(f, cfg).state != "finished" for f, cfg in zip(folders, asked, strict=True)):
             continue  # not trained yet, or not to its budget
-        tables = {t: summary(read_runs(folders, t), sweep.steps, level) for t, level in levels["heuristic"].items()}
+        # the tables every run was evaluated at (a run evaluated on the JAX core meets no expert: it has no batched bot)
+        present = set.intersection(
+            *({k for row in evaluations(f) for k in row if isinstance(row[k], dict)} for f in folders)
+        )
+        tables = {
+            t: summary(read_runs(folders, t), sweep.steps, level)
+            for t, level in levels["heuristic"].items()
+            if t in present
+        }
         last = [max(evaluations(f), key=lambda row: row["timesteps"]) for f in folders]
         rows.append(
             {
@@ -635,8 +663,17 @@ def run_sweep(
                 "point_games": last[0][next(iter(tables))]["games"],
             }
         )
+    backends = {
+        row.get("backend", "scalar")
+        for label, _ in settings
+        for k in sweep.seeds
+        for row in evaluations(sweep_folder(runs, env_name, label, k, kind))
+        if isinstance(row, dict)
+    }
     return {
         "env": env_name,
+        "kind": kind,
+        "backend": "jax" if backends == {"jax"} else "scalar" if backends <= {"scalar"} else "mixed",
         "family": sweep.family,
         "config": config,
         "seeds": list(sweep.seeds),
@@ -656,29 +693,48 @@ def regenerate_sweep(
     root: Path | None = None,
     runs: Path | None = None,
     folder: Path = CHECKPOINT_DIR,
+    kind: str = "sweep",
 ) -> Path:
-    """The tuning sweep of ``games`` (default: every spec with an ``rl.sweep``): trained, scored, stored in
-    ``<env>_sweep_results.json``; then ``BASELINES.md`` is rewritten."""
+    """The tuning sweep (``kind="sweep"``) or the ablation (``"ablation"``) of ``games`` (default: every spec with
+    an ``rl.<kind>``): trained, scored, stored in ``<env>_<kind>_results.json``; then ``BASELINES.md`` is
+    rewritten."""
     from parlour.training.baselines_table import render as render_all
 
     root = root or Path.cwd()
     runs = runs or root / RUNS
     check_baselines_md(root / "BASELINES.md")  # refused before any training, not after
-    has_sweep = lambda sp: sp.rl is not None and sp.rl.sweep is not None  # noqa: E731
-    for env_name, _, spec in chosen(root, games, has_sweep, "rl.sweep block"):
-        result = run_sweep(env_name, spec, root, runs, jobs, folder, train_models=train_models)
-        atomic_write(folder / f"{env_name}_sweep_results.json", json.dumps(result, indent=1) + "\n")
+    has_it = lambda sp: sp.rl is not None and getattr(sp.rl, kind) is not None  # noqa: E731
+    for env_name, _, spec in chosen(root, games, has_it, f"rl.{kind} block"):
+        result = run_sweep(env_name, spec, root, runs, jobs, folder, train_models=train_models, kind=kind)
+        atomic_write(folder / f"{env_name}_{kind}_results.json", json.dumps(result, indent=1) + "\n")
     return write_baselines_md(root / "BASELINES.md", render_all(folder))
 
 
 def render_sweep(r: dict[str, Any]) -> list[str]:
-    tables = list(r["levels"]["heuristic"])
+    tables = [t for t in r["levels"]["heuristic"] if all(t in row["tables"] for row in r["rows"])]
+    if r.get("kind") == "ablation":
+        head = (
+            f"**Ablation** (family `{r['family']}`, `{r['config']}`): each row adds one part of the family's recipe "
+            f"to the row above, the last being the config as published; on seeds {r['seeds']} kept apart from the "
+            f"published seeds {r['published_seeds']}, {r['steps']:,} learner steps each, scored by the area under the "
+            "learning curve (AUC) at each table. The config was fixed from these rows before the published seeds "
+            f"trained. Regenerate: `parlour baselines --track ablation {r['env']}`."
+        )
+    else:
+        head = (
+            f"**Tuning sweep** (family `{r['family']}`, `{r['config']}`): one setting changed at a time, on seeds "
+            f"{r['seeds']} kept apart from the published seeds {r['published_seeds']}, {r['steps']:,} learner steps "
+            "each, scored by the area under the learning curve (AUC) at each table. The published config was fixed "
+            "before the sweep ran: the table shows whether another setting would have done better, not how the config "
+            f"was chosen. Regenerate: `parlour baselines --track sweep {r['env']}`."
+        )
+    if r.get("backend") == "jax":
+        head += (
+            " The curves' points were played on the game's JAX core against its batched bots (`train.eval_backend: "
+            "jax`: deals of their own, not the benchmark's, and no expert, which has no batched version)."
+        )
     lines = [
-        f"**Tuning sweep** (family `{r['family']}`, `{r['config']}`): one setting changed at a time, on seeds "
-        f"{r['seeds']} kept apart from the published seeds {r['published_seeds']}, {r['steps']:,} learner steps each, "
-        "scored by the area under the learning curve (AUC) at each table. The published config was fixed before the "
-        "sweep ran: the table shows whether another setting would have done better, not how the config was chosen. "
-        f"Regenerate: `parlour baselines --track sweep {r['env']}`.",
+        head,
         "",
         "| setting | "
         + " | ".join(f"AUC at the {t} table" for t in tables)

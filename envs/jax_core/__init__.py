@@ -61,6 +61,12 @@ class Core(NamedTuple):
     #: ``winners(state) -> bool[num_players]``: the seats that won a finished game, whatever the ``reward`` keyword
     #: pays (the scalar rules' ``winners``); ``None``: the core has none (its win reward tells them).
     winners: Callable[[Any], Any] | None = None
+    #: ``settled(state, seat) -> (bool, float32)``: whether ``seat`` will not act again in a game still going and
+    #: every reward left to it is known (Lady Alice: excluded by a false accusation), and that reward, paid at the
+    #: game's end, which is then a termination. ``None``: no seat is settled early. The jitted trainer ends such a
+    #: learner's episode there (``SingleSeat(settle=True)``): the learner's transitions are the same, the rest of the
+    #: game, which it has no move in, is not played.
+    settled: Callable[[Any, Any], Any] | None = None
 
 
 def unless_finished(state: Any, new: Any) -> Any:

@@ -315,6 +315,15 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
         won = jnp.where(accuser_tied, seats == accuser, tied)
         return jnp.where((still_in == 1) & (accuser < 0) & ~truncating, active, won)
 
+    def settled(s: State, seat: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """Whether ``seat`` is out of a game still going (a false accusation excluded it: it never acts again and
+        cannot win), and the reward the game's end will pay it: -1 under ``win``; under ``score`` its points, which
+        are the exact-suspicion bonus it keeps (step VIII) alone, since no counter of an excluded player counts."""
+        out = s.excluded[seat] & ~(s.terminated | s.truncated)
+        if opts.reward == "score":
+            return out, jnp.where(s.exact[seat], f32(rules.EXACT_SUSPICION_BONUS), f32(0.0))
+        return out, f32(-1.0)
+
     def winners(s: State) -> jax.Array:
         """The winning seats of a finished game, whatever the ``reward`` keyword pays."""
         points = scores(s.up, s.down_owner, s.down_value, s.evidence, s.special, s.excluded, s.exact, s.accuser)
@@ -680,6 +689,8 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
         hindsight=hindsight,
         hindsight_blocks=hindsight_blocks(n),
         winners=winners,
+        # an early end is the same episode for the excluded seat only where the game's end is a scored termination
+        settled=None if cap_truncates or max_turns is not None else settled,
     )
 
 

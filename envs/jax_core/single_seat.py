@@ -83,6 +83,7 @@ class SingleSeat:
         rotation: int | None = None,
         stragglers: int | None = None,
         hindsight: bool = False,
+        settle: bool = False,
     ) -> None:
         if not opponents:
             raise ValueError("SingleSeat: the opponent pool is empty")
@@ -106,6 +107,10 @@ class SingleSeat:
             raise ValueError(f"{core.env_id}: the JAX core has no hindsight (the end-of-game reveal as targets)")
         #: Whether transitions carry the core's hindsight of the game they left (training targets only).
         self.hindsight = hindsight
+        #: Whether a learner the core calls settled (``Core.settled``: it will not act again, its rewards are known)
+        #: ends its episode there, paid what the game's end would pay it, instead of watching the rest played out.
+        #: ``False`` where the core has no ``settled``.
+        self.settle = settle and core.settled is not None
 
     # ------------------------------------------------------------------------------------------- opponents
     def _opponent_action(self, game: Any, pool_index: jax.Array, key: jax.Array) -> jax.Array:
@@ -123,6 +128,7 @@ class SingleSeat:
         def waiting(carry: Carry) -> jax.Array:
             game = carry.game
             more = jnp.logical_and(jnp.logical_not(_over(game)), game.current_player != seat)
+            more = jnp.logical_and(more, jnp.logical_not(self._settled(game, seat)[0]))
             return more if limit is None else jnp.logical_and(more, carry.moves < limit)
 
         def act(carry: Carry) -> Carry:
@@ -141,26 +147,70 @@ class SingleSeat:
         return carry.game, carry.earned
 
     def _play_opponents_batch(self, carry: Carry, seats: jax.Array, opponents: jax.Array) -> Carry:
-        """:meth:`_play_opponents` of a batch (leading axis), with the same result game by game, but not in lock
-        step: under ``vmap`` a loop runs until its longest game is done, every game computing at every turn, and
-        one game whose learner is out (a false accusation in Lady Alice: the rest of the game is played out before
-        the learner's episode ends) would hold the whole batch for a hundred turns. So every game first gets up to
-        :attr:`rotation` moves together (the turns of the other seats, as a round usually goes), and the games still
-        waiting then finish on their own, :attr:`stragglers` of them at a time."""
+        """:meth:`_play_opponents` of a batch (leading axis), with the same result game by game, but neither in lock
+        step nor computing every opponent for every game. Under ``vmap`` a loop runs until its longest game is done,
+        every game computing at every turn, and one game whose learner is out (a false accusation in Lady Alice: the
+        rest of the game is played out before the learner's episode ends) would hold the whole batch for a hundred
+        turns; and a ``switch`` over the pool under ``vmap`` computes every entry (the learner's network among them)
+        for every game. So the batch moves at its own level (:meth:`_batch_move`: an entry computes only where some
+        game is waiting on it), first up to :attr:`rotation` moves per game (the turns of the other seats, as a
+        round usually goes), and the games still waiting then finish on their own, :attr:`stragglers` at a time."""
         batch = seats.shape[0]
-        carry = jax.vmap(lambda c, s, o: self._opponents_loop(c, s, o, self.rotation))(carry, seats, opponents)
         cap = min(batch, self.stragglers or max(1, batch // 8))
 
-        def waiting(c: Carry) -> jax.Array:
-            return jnp.logical_and(jnp.logical_not(_over(c.game)), c.game.current_player != seats)
+        def waiting(c: Carry, who: jax.Array) -> jax.Array:
+            more = jnp.logical_and(jnp.logical_not(_over(c.game)), c.game.current_player != who)
+            return jnp.logical_and(more, jnp.logical_not(jax.vmap(self._settled)(c.game, who)[0]))
+
+        def rotating(c: Carry) -> jax.Array:
+            return jnp.logical_and(waiting(c, seats), c.moves < self.rotation)
+
+        carry = jax.lax.while_loop(
+            lambda c: rotating(c).any(), lambda c: self._batch_move(c, rotating(c), seats, opponents), carry
+        )
 
         def finish(c: Carry) -> Carry:
-            rows = jnp.nonzero(waiting(c), size=cap, fill_value=batch)[0]  # the waiting games, then "none" (B)
+            rows = jnp.nonzero(waiting(c, seats), size=cap, fill_value=batch)[0]  # the waiting games, then "none"
             take = jnp.minimum(rows, batch - 1)
-            done = jax.vmap(self._opponents_loop)(jax.tree.map(lambda x: x[take], c), seats[take], opponents[take])
+            sub, who, pool = jax.tree.map(lambda x: x[take], c), seats[take], opponents[take]
+            done = jax.lax.while_loop(
+                lambda d: waiting(d, who).any(), lambda d: self._batch_move(d, waiting(d, who), who, pool), sub
+            )
             return jax.tree.map(lambda x, d: x.at[rows].set(d, mode="drop"), c, done)
 
-        return jax.lax.while_loop(lambda c: waiting(c).any(), finish, carry)
+        return jax.lax.while_loop(lambda c: waiting(c, seats).any(), finish, carry)
+
+    def _batch_move(self, c: Carry, moving: jax.Array, seats: jax.Array, opponents: jax.Array) -> Carry:
+        """One opponent's move in each game of a batch where ``moving``, as :meth:`_opponents_loop` makes it (the
+        same key split, the same action): each pool entry is computed only if some moving game's seat is its."""
+        rows = jnp.arange(seats.shape[0])
+        keys = jax.vmap(jax.random.split)(c.key)
+        key, sub = keys[:, 0], keys[:, 1]
+        actor = c.game.current_player
+        obs = jax.vmap(self.core.observe)(c.game, actor)
+        mask = jax.vmap(self.core.legal_mask)(c.game)
+        entry = opponents[rows, jnp.maximum(actor, 0)]
+        action = jnp.zeros(seats.shape[0], jnp.int32)
+        for j, f in enumerate(self.opponents):
+            need = jnp.logical_and(moving, entry == j)
+            action = jax.lax.cond(
+                need.any(),
+                lambda a, f=f, need=need: jnp.where(need, jax.vmap(f)(obs, mask, sub).astype(jnp.int32), a),
+                lambda a: a,
+                action,
+            )
+        game = jax.vmap(self.core.step)(c.game, action)
+        game = jax.tree.map(lambda new, old: jnp.where(moving.reshape((-1,) + (1,) * (new.ndim - 1)), new, old),
+                            game, c.game)  # fmt: skip
+        earned = c.earned + jnp.where(moving, game.rewards[rows, seats], 0.0)
+        return Carry(game, earned, jnp.where(moving[:, None], key, c.key), c.moves + moving.astype(jnp.int32))
+
+    def _settled(self, game: Any, seat: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """``Core.settled`` where :attr:`settle` is on (else never settled, paying nothing)."""
+        if self.settle and self.core.settled is not None:
+            out, reward = self.core.settled(game, seat)
+            return out, jnp.where(out, reward, jnp.float32(0.0))
+        return jnp.bool_(False), jnp.float32(0.0)
 
     # ------------------------------------------------------------------------------------------- episodes
     def _deal(self, key: jax.Array) -> SeatState:
@@ -212,10 +262,11 @@ class SingleSeat:
         ended, with the same result)."""
         carried, reward, final, k_next = self._advance(state, action)
         game = carried.game
-        nxt = jax.lax.cond(_over(game), lambda: self._deal(k_next), lambda: carried)
+        out, owed = self._settled(game, state.seat)
+        nxt = jax.lax.cond(_over(game) | out, lambda: self._deal(k_next), lambda: carried)
         obs, mask = self._view(nxt)
         hint = self.core.hindsight(game, state.seat) if self.hindsight and self.core.hindsight else None
-        return Transition(nxt, obs, mask, reward, game.terminated, game.truncated, final, hint)
+        return Transition(nxt, obs, mask, reward + owed, game.terminated | out, game.truncated, final, hint)
 
     def step_batch(self, states: SeatState, actions: jax.Array) -> Transition:
         """:meth:`step` of a batch of games (leading axis), equal to ``jax.vmap(step)`` but with the opponents'
@@ -234,7 +285,9 @@ class SingleSeat:
         game = played.game
         carried = states._replace(game=game, key=key)
         final = jax.vmap(self.core.observe)(game, states.seat)
-        nxt = reset_where(self._deal, carried, k_next, _over(game))
+        out, owed = jax.vmap(self._settled)(game, states.seat)
+        nxt = reset_where(self._deal, carried, k_next, _over(game) | out)
         obs, mask = jax.vmap(self._view)(nxt)
         hint = jax.vmap(self.core.hindsight)(game, states.seat) if self.hindsight and self.core.hindsight else None
-        return Transition(nxt, obs, mask, earned + played.earned, game.terminated, game.truncated, final, hint)
+        reward = earned + played.earned + owed
+        return Transition(nxt, obs, mask, reward, game.terminated | out, game.truncated, final, hint)

@@ -28,10 +28,11 @@ def add_parser(sub: Subparsers) -> None:
     add_envs(bl, "--game")
     bl.add_argument(
         "--track",
-        choices=("distilled", "rl", "sweep", "exploit", "heldout"),
+        choices=("distilled", "rl", "sweep", "ablation", "exploit", "heldout"),
         default="distilled",
         help="which part of BASELINES.md to regenerate: the distilled track (default), the rl track (trained from the "
-        "environment alone), its tuning sweep (on seeds kept apart), the exploitability bounds, or the held-out "
+        "environment alone), its tuning sweep or its ablation (on seeds kept apart), the exploitability bounds, or the "
+        "held-out "
         "mixed table (every published policy at a table of the scenario's bots together; plays, never trains)",
     )
     bl.add_argument(
@@ -128,12 +129,12 @@ def _regenerate(args: argparse.Namespace) -> None:
             folder=folder,
             figures=figures,
         )
-    elif args.track == "sweep":
+    elif args.track in ("sweep", "ablation"):
         from parlour.training import rl_track
 
         print(
             rl_track.regenerate_sweep(
-                games, train_models=not args.skip_training, jobs=args.jobs, runs=runs, folder=folder
+                games, train_models=not args.skip_training, jobs=args.jobs, runs=runs, folder=folder, kind=args.track
             ).read_text()
         )
     elif args.track == "exploit":
