@@ -39,7 +39,8 @@ def _counts(env_id: str) -> list[int]:
 #: Goes to Eleven cut short by the driver's turn cap, the only way its reveal shows any card (a game the rules end
 #: ends with every hand and the draw pile empty).
 CASES = [
-    pytest.param(env_id, n, {}, id=f"{env_id}-{n}")
+    # the default table in the slow tier (the smallest, where the seat-relative frame wraps soonest, in the default)
+    pytest.param(env_id, n, {}, id=f"{env_id}-{n}", marks=[pytest.mark.slow] if n != min(_counts(env_id)) else [])
     for env_id in ("lady_alice_v2", "six_suspects_v0", "elevenses_v0", "goes_to_eleven_v0")
     for n in _counts(env_id)
 ] + [pytest.param("goes_to_eleven_v0", 4, {"max_turns": 12}, id="goes_to_eleven_v0-4-truncated")]
