@@ -85,9 +85,26 @@ def test_the_jitted_trainer_trains_resumes_and_exports_a_file_the_scalar_env_pla
 
 
 def test_self_play_puts_the_learners_own_policy_in_the_other_seats(tmp_path: Path, jax_tiny: tuple[str, ...]) -> None:
-    cfg = load_config(RL, [*jax_tiny, "opponents=[self]", "train.total_timesteps=128", "train.eval_every=0"])
-    metrics = train(cfg, tmp_path / "run", progress=False, final_eval=False)
-    assert metrics["finished"] and metrics["timesteps"] == 128
+    """Self-play, here with belief heads too (one compilation for both): the run stays on the rl track, its heads are
+    trained on targets every update and its policy file has no head."""
+    import csv
+
+    from parlour.training.jax_ppo import HINDSIGHT_HEAD, HINDSIGHT_NOTE
+
+    run = tmp_path / "run"
+    cfg = load_config(
+        RL, [*jax_tiny, "opponents=[self]", "train.total_timesteps=256", "train.eval_every=0", "ppo.hindsight_coef=0.5"]
+    )
+    assert cfg.track == "rl"  # the track's checks accept the heads (and refuse the rest: tests/test_belief_heads.py)
+    metrics = train(cfg, run, progress=False, final_eval=False)
+    assert metrics["finished"] and metrics["timesteps"] == 256
+    spec = read_spec(run / "policy.json")
+    assert spec["training"]["algorithm"].endswith(HINDSIGHT_NOTE)
+    assert not [k for k in read_weights(run / "policy.json", spec) if k.startswith(HINDSIGHT_HEAD)]
+    with open(next(run.glob("logs/session_*/progress.csv"))) as f:
+        losses = [float(r["train/hindsight_loss"]) for r in csv.DictReader(f)]
+    # each update's heads were trained on a target (a loss of 0 would mean no step had one)
+    assert len(losses) == 2 and all(np.isfinite(x) and x > 0 for x in losses)
 
 
 def test_the_jax_vec_env_steps_a_batch_with_the_single_agent_envs_rewards(tmp_path: Path) -> None:

@@ -43,8 +43,9 @@ def _reader(env_id: str, core: Any = None) -> Callable[[Any], Any] | None:
     has one (the seats that won a finished game, whatever the ``reward`` keyword pays); ``None`` where it has none."""
     from parlour.envs.jax_core import CORES, module
 
-    if core is not None and getattr(core, "winners", None) is not None:
-        return core.winners  # type: ignore[no-any-return]
+    own: Callable[[Any], Any] | None = getattr(core, "winners", None)
+    if own is not None:
+        return own
     return getattr(module(env_id), "winners", None) if env_id in CORES else None
 
 
