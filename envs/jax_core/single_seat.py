@@ -126,9 +126,7 @@ class SingleSeat:
         this call have been made); the carry counts what the learner earned meanwhile and the moves made."""
 
         def waiting(carry: Carry) -> jax.Array:
-            game = carry.game
-            more = jnp.logical_and(jnp.logical_not(_over(game)), game.current_player != seat)
-            more = jnp.logical_and(more, jnp.logical_not(self._settled(game, seat)[0]))
+            more = self._waiting(carry.game, seat)
             return more if limit is None else jnp.logical_and(more, carry.moves < limit)
 
         def act(carry: Carry) -> Carry:
@@ -159,8 +157,7 @@ class SingleSeat:
         cap = min(batch, self.stragglers or max(1, batch // 8))
 
         def waiting(c: Carry, who: jax.Array) -> jax.Array:
-            more = jnp.logical_and(jnp.logical_not(_over(c.game)), c.game.current_player != who)
-            return jnp.logical_and(more, jnp.logical_not(jax.vmap(self._settled)(c.game, who)[0]))
+            return jax.vmap(self._waiting)(c.game, who)
 
         def rotating(c: Carry) -> jax.Array:
             return jnp.logical_and(waiting(c, seats), c.moves < self.rotation)
@@ -204,6 +201,12 @@ class SingleSeat:
                             game, c.game)  # fmt: skip
         earned = c.earned + jnp.where(moving, game.rewards[rows, seats], 0.0)
         return Carry(game, earned, jnp.where(moving[:, None], key, c.key), c.moves + moving.astype(jnp.int32))
+
+    def _waiting(self, game: Any, seat: jax.Array) -> jax.Array:
+        """Whether an opponent is to move before ``seat`` acts: the game goes on, another seat is to act, and
+        ``seat`` is not settled (one game)."""
+        more = jnp.logical_and(jnp.logical_not(_over(game)), game.current_player != seat)
+        return jnp.logical_and(more, jnp.logical_not(self._settled(game, seat)[0]))
 
     def _settled(self, game: Any, seat: jax.Array) -> tuple[jax.Array, jax.Array]:
         """``Core.settled`` where :attr:`settle` is on (else never settled, paying nothing)."""
