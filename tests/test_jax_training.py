@@ -157,9 +157,10 @@ def test_a_batched_step_restarts_only_finished_episodes_and_equals_the_per_game_
     seat = SingleSeat(core, pool, opponent_draw="seat")
     per_game = jax.jit(jax.vmap(seat.step))
     states, obs, mask = jax.vmap(seat.reset)(jax.random.split(jax.random.PRNGKey(0), 16))
-    # one opponent move together, then the games still waiting finish as stragglers, three at a time (two seats
-    # follow the learner's: most steps take both paths)
-    seat = SingleSeat(core, pool, opponent_draw="seat", rotation=1, stragglers=3)
+    # one opponent move together (and more while over three games wait), then the games still waiting finish as
+    # stragglers, three at a time (two seats follow the learner's: most steps take both paths); each pool entry
+    # computes the games waiting on it three at a time (a chunk size that does not divide the batch)
+    seat = SingleSeat(core, pool, opponent_draw="seat", rotation=1, stragglers=3, chunk=3)
     batched = [jax.jit(seat.step_batch)]
     rng, ended = np.random.default_rng(0), []
     for _ in range(24):

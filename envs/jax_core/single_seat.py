@@ -82,6 +82,7 @@ class SingleSeat:
         draw_probs: jax.Array | None = None,
         rotation: int | None = None,
         stragglers: int | None = None,
+        chunk: int | None = None,
         hindsight: bool = False,
         settle: bool = False,
     ) -> None:
@@ -103,6 +104,9 @@ class SingleSeat:
         #: batch). Speed only: the transitions are the same whatever they are.
         self.rotation = rotation if rotation is not None else core.num_players - 1
         self.stragglers = stragglers
+        #: :meth:`step_batch`: how many games an opponent's policy computes at once, only the games waiting on it
+        #: (``None``: a quarter of the batch). Speed only, like :attr:`rotation`.
+        self.chunk = chunk
         if hindsight and core.hindsight is None:
             raise ValueError(f"{core.env_id}: the JAX core has no hindsight (the end-of-game reveal as targets)")
         #: Whether transitions carry the core's hindsight of the game they left (training targets only).
@@ -152,7 +156,8 @@ class SingleSeat:
         turns; and a ``switch`` over the pool under ``vmap`` computes every entry (the learner's network among them)
         for every game. So the batch moves at its own level (:meth:`_batch_move`: an entry computes only where some
         game is waiting on it), first up to :attr:`rotation` moves per game (the turns of the other seats, as a
-        round usually goes), and the games still waiting then finish on their own, :attr:`stragglers` at a time."""
+        round usually goes, and for as long as more games wait than :attr:`stragglers`), and the games still waiting
+        then finish on their own, :attr:`stragglers` at a time."""
         batch = seats.shape[0]
         cap = min(batch, self.stragglers or max(1, batch // 8))
 
@@ -160,7 +165,10 @@ class SingleSeat:
             return jax.vmap(self._waiting)(c.game, who)
 
         def rotating(c: Carry) -> jax.Array:
-            return jnp.logical_and(waiting(c, seats), c.moves < self.rotation)
+            # while more games wait than a straggler batch holds, all of them move together (Elevenses' learner
+            # waits anywhere from 0 to 20 moves); past that, only those still in their first `rotation` moves
+            w = waiting(c, seats)
+            return jnp.where(w.sum() > cap, w, jnp.logical_and(w, c.moves < self.rotation))
 
         carry = jax.lax.while_loop(
             lambda c: rotating(c).any(), lambda c: self._batch_move(c, rotating(c), seats, opponents), carry
@@ -179,28 +187,43 @@ class SingleSeat:
 
     def _batch_move(self, c: Carry, moving: jax.Array, seats: jax.Array, opponents: jax.Array) -> Carry:
         """One opponent's move in each game of a batch where ``moving``, as :meth:`_opponents_loop` makes it (the
-        same key split, the same action): each pool entry is computed only if some moving game's seat is its."""
+        same key split, the same action): each pool entry computes only the moving games whose seat
+        is its (:meth:`_entry_moves`)."""
         rows = jnp.arange(seats.shape[0])
         keys = jax.vmap(jax.random.split)(c.key)
         key, sub = keys[:, 0], keys[:, 1]
         actor = c.game.current_player
-        obs = jax.vmap(self.core.observe)(c.game, actor)
-        mask = jax.vmap(self.core.legal_mask)(c.game)
         entry = opponents[rows, jnp.maximum(actor, 0)]
         action = jnp.zeros(seats.shape[0], jnp.int32)
         for j, f in enumerate(self.opponents):
-            need = jnp.logical_and(moving, entry == j)
-            action = jax.lax.cond(
-                need.any(),
-                lambda a, f=f, need=need: jnp.where(need, jax.vmap(f)(obs, mask, sub).astype(jnp.int32), a),
-                lambda a: a,
-                action,
-            )
+            action = self._entry_moves(f, jnp.logical_and(moving, entry == j), c.game, sub, action)
         game = jax.vmap(self.core.step)(c.game, action)
         game = jax.tree.map(lambda new, old: jnp.where(moving.reshape((-1,) + (1,) * (new.ndim - 1)), new, old),
                             game, c.game)  # fmt: skip
         earned = c.earned + jnp.where(moving, game.rewards[rows, seats], 0.0)
         return Carry(game, earned, jnp.where(moving[:, None], key, c.key), c.moves + moving.astype(jnp.int32))
+
+    def _entry_moves(self, f: Opponent, need: jax.Array, games: Any, keys: jax.Array, action: jax.Array) -> jax.Array:
+        """``action`` with pool entry ``f``'s moves where ``need``: ``f`` runs on the games that need it only, each
+        seen by the seat to act, gathered :attr:`chunk` at a time (a network opponent that sits at a third of the
+        tables would otherwise compute for the whole batch at every opponent's turn, and every game's observation
+        would be computed at every turn)."""
+        batch = need.shape[0]
+        size = min(batch, self.chunk or max(1, batch // 4))
+        chunks = -(-batch // size)
+        rows = jnp.nonzero(need, size=chunks * size, fill_value=batch)[0]  # the games that need f, then "none"
+        count = need.sum()
+
+        def one(c: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+            i, a = c
+            at = jax.lax.dynamic_slice(rows, (i * size,), (size,))
+            game = jax.tree.map(lambda x: x[jnp.minimum(at, batch - 1)], games)
+            obs = jax.vmap(self.core.observe)(game, game.current_player)
+            moves = jax.vmap(f)(obs, jax.vmap(self.core.legal_mask)(game), keys[jnp.minimum(at, batch - 1)])
+            moves = moves.astype(jnp.int32)
+            return i + 1, a.at[at].set(moves, mode="drop")
+
+        return jax.lax.while_loop(lambda c: c[0] * size < count, one, (jnp.int32(0), action))[1]
 
     def _waiting(self, game: Any, seat: jax.Array) -> jax.Array:
         """Whether an opponent is to move before ``seat`` acts: the game goes on, another seat is to act, and
