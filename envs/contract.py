@@ -12,6 +12,7 @@ Nothing here imports gymnasium or PettingZoo, so ``import parlour.envs.<game>.ru
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
@@ -77,6 +78,19 @@ class Rules:
 
     def play(self, action: int) -> Sequence[float] | None:  # pragma: no cover - every game defines it
         raise NotImplementedError
+
+    def clone(self) -> Any:  # pragma: no cover - every game defines it
+        raise NotImplementedError
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        """``copy.deepcopy`` (an env's ``clone()``, the audit's and the search bots' redraws) through the game's own
+        field-wise :meth:`clone`: the same independent state, without ``deepcopy`` walking every int of every list
+        (most of the hidden-information audit's time). ``changes`` is deep-copied with the caller's ``memo``, so an
+        env's copy keeps sharing its list with its own encoder, as a plain ``deepcopy`` would."""
+        new = self.clone()
+        memo[id(self)] = new
+        new.changes = copy.deepcopy(self.changes, memo)
+        return new
 
     def apply(self, action: int) -> Sequence[float] | None:
         """Play ``action`` for the seat to decide; ``ValueError`` naming the legal actions if it is not one."""

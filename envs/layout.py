@@ -54,6 +54,10 @@ class Layout:
         object.__setattr__(self, "by_name", {f.name: f for f in self.fields})
         object.__setattr__(self, "size", start)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Layout:
+        # immutable (its dicts are built once, above): an env's deep copy shares it, as it would a tuple
+        return self
+
     def __getitem__(self, name: str) -> slice:
         return self.slices[name]
 
