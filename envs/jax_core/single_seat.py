@@ -165,8 +165,8 @@ class SingleSeat:
             return jax.vmap(self._waiting)(c.game, who)
 
         def rotating(c: Carry) -> jax.Array:
-            # while more games wait than a straggler batch holds, all of them move together (Elevenses' learner
-            # waits anywhere from 0 to 20 moves); past that, only those still in their first `rotation` moves
+            # while more games wait than a straggler batch holds, all of them move together (an Elevenses learner
+            # waits from no move to a dozen and more); past that, only those still in their first `rotation` moves
             w = waiting(c, seats)
             return jnp.where(w.sum() > cap, w, jnp.logical_and(w, c.moves < self.rotation))
 
@@ -217,10 +217,10 @@ class SingleSeat:
         def one(c: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
             i, a = c
             at = jax.lax.dynamic_slice(rows, (i * size,), (size,))
-            game = jax.tree.map(lambda x: x[jnp.minimum(at, batch - 1)], games)
+            take = jnp.minimum(at, batch - 1)  # the filler rows read the last game; their moves are dropped
+            game = jax.tree.map(lambda x: x[take], games)
             obs = jax.vmap(self.core.observe)(game, game.current_player)
-            moves = jax.vmap(f)(obs, jax.vmap(self.core.legal_mask)(game), keys[jnp.minimum(at, batch - 1)])
-            moves = moves.astype(jnp.int32)
+            moves = jax.vmap(f)(obs, jax.vmap(self.core.legal_mask)(game), keys[take]).astype(jnp.int32)
             return i + 1, a.at[at].set(moves, mode="drop")
 
         return jax.lax.while_loop(lambda c: c[0] * size < count, one, (jnp.int32(0), action))[1]
