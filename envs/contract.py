@@ -64,6 +64,14 @@ class RulesState(Protocol):
     def clone(self) -> RulesState: ...
 
 
+def copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator with ``rng``'s state (the same future draws), a third of the cost of
+    ``copy.deepcopy`` (which goes through pickling). The copy keeps no ``SeedSequence``: nothing copied spawns."""
+    bits = type(rng.bit_generator)(0)
+    bits.state = rng.bit_generator.state
+    return np.random.Generator(bits)
+
+
 class Rules:
     """Base of every game's rules state: the checked :meth:`apply` over the game's own unchecked ``play``."""
 

@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from parlour.envs.contract import RulesState, build_options, check_choice, check_int, options_record
+from parlour.envs.contract import RulesState, build_options, check_choice, check_int, copy_generator, options_record
 from parlour.envs.layout import Layout, Source
 
 #: Keyword values of ``illegal_action``.
@@ -522,8 +522,42 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
 
     # ------------------------------------------------------------------------------------ search & records
     def clone(self) -> ParlourEnv[S]:
-        """An exact, independent copy (same state, same future random draws)."""
+        """An exact, independent copy (same state, same future random draws).
+
+        The spaces are shared with the original: they describe the game, and the generator behind their
+        ``sample()`` is not part of it."""
         return copy.deepcopy(self)
+
+    #: Attributes a copy shares with its original: fixed once the env is made (the spaces, the layouts' index
+    #: arrays and slices, the frozen options) or replaced rather than changed (``_mask``, read-only). A game adds
+    #: its own with ``_SHARED_ON_COPY = ParlourEnv._SHARED_ON_COPY | {...}``.
+    _SHARED_ON_COPY: ClassVar[frozenset[str]] = frozenset(
+        {"observation_spaces", "action_spaces", "state_space", "possible_agents", "rules_options", "make_kwargs"}
+        | {"_zero_mask", "_mask", "_gather", "observation_layout", "state_layout"}
+    )
+    #: Attributes a shallow copy copies in full: lists and dicts of immutable values (seat-action pairs, names,
+    #: rewards, flags).
+    _FLAT_ON_COPY: ClassVar[frozenset[str]] = frozenset(
+        {"_history", "agents", "_seat", "rewards", "_cumulative_rewards", "terminations", "truncations"}
+    )
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ParlourEnv[S]:
+        """``copy.deepcopy`` (``clone()``, ``resample_hidden``): a plain deep copy of each attribute but those above,
+        and generators copied by state. A plain ``deepcopy`` of the whole env walked every space and every history
+        pair -- most of the hidden-information audit's time, which makes a copy per redraw and per illegal try."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        shared, flat = self._SHARED_ON_COPY, self._FLAT_ON_COPY
+        for key, value in self.__dict__.items():
+            if key in shared:
+                new.__dict__[key] = value
+            elif key in flat:
+                new.__dict__[key] = copy.copy(value)
+            elif isinstance(value, np.random.Generator):
+                new.__dict__[key] = memo[id(value)] = copy_generator(value)
+            else:
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        return new
 
     def set_state(self, game: S) -> None:
         """Start a fresh episode from a rules state set up by hand (tests, puzzles, analysis).

@@ -82,3 +82,28 @@ def test_bots_see_only_what_their_seat_sees(name: str) -> None:
             worlds = [point] + [point.resample_hidden(agent, np.random.default_rng(s)) for s in range(3)]
             choices = {bot.act_with_env(w, agent, np.random.default_rng(0)) for w in worlds}
             assert len(choices) == 1, f"{bot.name} in {name}, decision {i}: {choices}"
+
+
+@pytest.mark.parametrize("name", ENVIRONMENTS)
+def test_a_clone_shares_no_state_with_its_original(name: str) -> None:
+    """A copy (``clone()``, which shares the env's fixed parts and copies generators by state) goes its own way:
+    playing it on to the end leaves the original's observation, history and record as they were, and both draw
+    the same next deal from their seeders."""
+    env = make(name)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
+    before = (env.observe(env.agent_selection)["observation"].copy(), env.record(), list(env.agents))
+    twin = env.clone()
+    for agent in twin.agent_iter():
+        done = twin.terminations[agent] or twin.truncations[agent]
+        twin.step(None if done else int(rng.choice(np.flatnonzero(twin.last()[0]["action_mask"]))))
+    after = (env.observe(env.agent_selection)["observation"], env.record(), env.agents)
+    assert np.array_equal(before[0], after[0]) and before[1] == after[1] and before[2] == after[2]
+    twin, other = env.clone(), env.clone()
+    twin.reset()
+    other.reset()
+    assert twin.game_seed == other.game_seed and twin.record() == other.record()
+    env.reset()
+    assert env.game_seed == twin.game_seed

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.envs.contract import Rules, check_bool, check_choice, check_int
+from parlour.envs.contract import Rules, check_bool, check_choice, check_int, copy_generator
 
 # ----------------------------------------------------------------------------------------------- the cards
 #: Suspects, left to right. Only Albert, Denise and Francine are named in the rulebook (ruling: placeholders).
@@ -372,7 +372,7 @@ class SixSuspectsState(Rules):
 
     def clone(self) -> SixSuspectsState:
         new = copy.copy(self)
-        new.rng = copy.deepcopy(self.rng)
+        new.rng = copy_generator(self.rng)
         new.layout = self.layout[:]
         new.seen = [row[:] for row in self.seen]
         new.peeks = [row[:] for row in self.peeks]
