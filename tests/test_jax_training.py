@@ -85,19 +85,30 @@ def test_the_jitted_trainer_trains_resumes_and_exports_a_file_the_scalar_env_pla
 
 
 def test_self_play_puts_the_learners_own_policy_in_the_other_seats(tmp_path: Path, jax_tiny: tuple[str, ...]) -> None:
-    """Self-play, here with belief heads too (one compilation for both): the run stays on the rl track, its heads are
-    trained on targets every update and its policy file has no head."""
+    """Self-play against the current policy and a ring of two past snapshots (one after each update of 128 steps),
+    here with belief heads too (one compilation for all three): the run stays on the rl track, the checkpoint's ring
+    holds the parameters of update 1 (slot 0) and of update 2 (slot 1: the final ones), the heads are trained on
+    targets every update and the policy file has no head. (The ring's schedule and the entries' play:
+    tests/test_snapshots.py.)"""
     import csv
 
-    from parlour.training.jax_ppo import HINDSIGHT_HEAD, HINDSIGHT_NOTE
+    from parlour.training.checkpoints import read_checkpoint
+    from parlour.training.jax_ppo import HINDSIGHT_HEAD, HINDSIGHT_NOTE, PPO
 
     run = tmp_path / "run"
+    overrides = ["opponents=[self,snapshots]", "self_play.max_snapshots=2", "self_play.snapshot_every=128"]
     cfg = load_config(
-        RL, [*jax_tiny, "opponents=[self]", "train.total_timesteps=256", "train.eval_every=0", "ppo.hindsight_coef=0.5"]
+        RL, [*jax_tiny, *overrides, "train.total_timesteps=256", "train.eval_every=0", "ppo.hindsight_coef=0.5"]
     )
     assert cfg.track == "rl"  # the track's checks accept the heads (and refuse the rest: tests/test_belief_heads.py)
     metrics = train(cfg, run, progress=False, final_eval=False)
     assert metrics["finished"] and metrics["timesteps"] == 256
+    state = read_checkpoint(run / "checkpoints" / "latest")[1]["state"]
+    final, ring = state[".params['action_net.weight']"], state[".snapshots['action_net.weight']"]
+    initial = np.asarray(PPO(cfg).init(jax.random.PRNGKey(cfg.seed)).params["action_net.weight"])
+    assert state[".updates"] == 2 and ring.shape == (2, *final.shape)
+    assert np.array_equal(ring[1], final) and not np.array_equal(ring[0], final)
+    assert not np.array_equal(ring[0], initial)
     spec = read_spec(run / "policy.json")
     assert spec["training"]["algorithm"].endswith(HINDSIGHT_NOTE)
     assert not [k for k in read_weights(run / "policy.json", spec) if k.startswith(HINDSIGHT_HEAD)]

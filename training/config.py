@@ -27,8 +27,13 @@ from parlour.baselines.policy_file import MAX_PARAMETERS, RL_REWARDS, TRACKS, rl
 if TYPE_CHECKING:
     from parlour.envs.layout import Layout
 
-#: Opponent-pool entry that stands for snapshots of the learner (the self-play league).
+#: Opponent-pool entry that stands for snapshots of the learner (the self-play league; ``trainer: jax``: the learner's
+#: current policy).
 SELF_PLAY = "self"
+#: ``trainer: jax``'s opponent-pool entry for the learner's past snapshots: ``self_play.max_snapshots`` entries, one
+#: per slot of a ring of parameter sets, a new snapshot every ``self_play.snapshot_every`` steps (see
+#: :mod:`parlour.training.jax_ppo`).
+SNAPSHOTS = "snapshots"
 #: ``train.vec_env`` values (see :class:`TrainBudget`).
 VEC_ENVS = ("dummy", "subproc", "jax")
 #: ``train.eval_backend`` values (see :class:`TrainBudget`).
@@ -118,7 +123,8 @@ class PPOConfig:
 
 @dataclass
 class SelfPlayConfig:
-    #: Steps between snapshots of the learner added to the opponent pool (where the pool lists ``self``).
+    #: Steps between snapshots of the learner added to the opponent pool (where the pool lists ``self``; under
+    #: ``trainer: jax``, ``snapshots``).
     snapshot_every: int = 50_000
     #: Snapshots kept in the pool (oldest dropped first).
     max_snapshots: int = 5
@@ -201,7 +207,8 @@ class TrainConfig:
     trainer: str = "sb3"
     game: GameConfig = field(default_factory=GameConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
-    #: The opponent pool: bot names, checkpoint paths (``*.zip``), or ``self`` for snapshots of the learner.
+    #: The opponent pool: bot names, checkpoint paths (``*.zip``), ``self`` for snapshots of the learner (``trainer: jax``:
+    #: its current policy) or ``snapshots`` (``trainer: jax``: a ring of its past parameters).
     opponents: list[str] = field(default_factory=lambda: ["random"])
     #: How the pool fills a table each episode: ``seat`` (every other seat drawn on its own, mixed tables) or
     #: ``table`` (one draw fills every other seat, as the benchmark's tables are).
@@ -472,7 +479,13 @@ def imports_code(spec: str) -> bool:
     spec = renamed(spec)
     if spec.startswith(MIXED_PREFIX):  # a mixed table imports what its members import
         return any(imports_code(m) for m in spec[len(MIXED_PREFIX) :].split("+"))
-    if spec == SELF_PLAY or spec in BOTS or spec in SHIPPED or is_policy_path(spec) or spec.endswith(".zip"):
+    if (
+        spec in (SELF_PLAY, SNAPSHOTS)
+        or spec in BOTS
+        or spec in SHIPPED
+        or is_policy_path(spec)
+        or spec.endswith(".zip")
+    ):
         return False
     return ":" in spec
 
@@ -686,6 +699,13 @@ def _check_policies(cfg: TrainConfig) -> None:
             raise ConfigError(f"{where} is empty: name at least one of {bots}")
         for name in names:
             if name == SELF_PLAY and allow_self:
+                continue
+            if name == SNAPSHOTS and allow_self:
+                if cfg.trainer != "jax":
+                    raise ConfigError(
+                        f"opponents: {SNAPSHOTS!r} (a ring of the learner's past parameters) is trainer: jax's; with "
+                        f"trainer: {cfg.trainer}, {SELF_PLAY!r} adds snapshots of the learner to the pool"
+                    )
                 continue
             if name.startswith(MIXED_PREFIX) and where != "eval.opponents":
                 raise ConfigError(

@@ -39,6 +39,12 @@ game's state), as a loss unless the learner's final reward -- the reward of the 
 final reward's sign, and a truncated game (final reward 0 under ``win``) is a loss. Each update logs the
 probabilities and the averages the next rollout uses to ``progress.csv`` as ``sampling/p_<entry>`` and
 ``sampling/loss_ema_<entry>``. ``uniform`` (the default) draws as it always did: the same keys, the same results.
+
+``snapshots`` in ``opponents`` keeps the learner's past parameters in the training state: a ring of
+``self_play.max_snapshots`` slots (:attr:`TrainState.snapshots`, every slot the initial parameters at first) that the
+update writes its new parameters into every ``self_play.snapshot_every`` steps (rounded to whole updates, counted in
+:attr:`TrainState.updates`), over the oldest. Each slot is a pool entry (``snapshot_0``...), playing its parameters as
+``self`` plays the current ones.
 """
 
 from __future__ import annotations
@@ -60,7 +66,7 @@ from parlour.baselines.policy_file import check_compatible, mlp_network, save_po
 from parlour.envs import make as make_env
 from parlour.envs.fileio import atomic_write
 from parlour.training.checkpoints import STATE_FILE, TENSORS_FILE, is_checkpoint, read_checkpoint, write_checkpoint
-from parlour.training.config import SELF_PLAY, TrainConfig, encoder_network
+from parlour.training.config import SELF_PLAY, SNAPSHOTS, TrainConfig, encoder_network
 from parlour.training.policies import checkpoint_meta, training_record
 
 if TYPE_CHECKING:
@@ -173,6 +179,11 @@ class TrainState(NamedTuple):
     #: ``opponent_sampling: prioritised``: the moving average of the learner's loss rate per pool entry (``[K]``
     #: float32); ``None`` (no array: the checkpoint is as before) under ``uniform``.
     sampling: jax.Array | None = None
+    #: ``opponents`` lists ``snapshots``: the ring of the learner's past parameters (each leaf ``[max_snapshots,
+    #: ...]``, every slot the initial parameters until its first snapshot) and the number of updates done (``[]``
+    #: int32: when the next snapshot falls, and in which slot); ``None`` otherwise (the checkpoint is as before).
+    snapshots: dict[str, jax.Array] | None = None
+    updates: jax.Array | None = None
 
 
 #: What a policy trained with belief heads says of them in its file (the family's description).
@@ -246,6 +257,14 @@ def sampling_columns(names: list[str]) -> list[str]:
     return [f"{n}_{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
+def pool_entries(opponents: list[str], max_snapshots: int) -> list[str]:
+    """The pool's entries in order: each opponent, ``snapshots`` as one entry per slot (``snapshot_0``...)."""
+    out: list[str] = []
+    for name in opponents:
+        out += [f"snapshot_{j}" for j in range(max_snapshots)] if name == SNAPSHOTS else [name]
+    return out
+
+
 class PPO:
     """The compiled update of one config: ``reset(key)`` starts the batch of games, ``update(state)`` collects
     ``n_steps`` per game and learns from them.
@@ -273,7 +292,17 @@ class PPO:
                     f"{cfg.game.name}: the JAX core's observation has {self.core.obs_size} entries, the env's layout "
                     f"{covered}: the field encoder's tokens would not fit it"
                 )
-        self.bots = [None if name == SELF_PLAY else bot(name, cfg.game.name) for name in cfg.opponents]
+        #: The pool by entry: a batched bot, ``None`` for ``self`` (the current parameters), or a slot of the
+        #: snapshot ring (``opponents`` lists ``snapshots``: ``self_play.max_snapshots`` entries).
+        self.bots: list[Any] = []
+        for name in cfg.opponents:
+            if name == SNAPSHOTS:
+                self.bots += list(range(cfg.self_play.max_snapshots))
+            else:
+                self.bots.append(None if name == SELF_PLAY else bot(name, cfg.game.name))
+        self.snapshots = SNAPSHOTS in cfg.opponents
+        #: Updates between two snapshots: ``self_play.snapshot_every`` steps, rounded to whole updates (at least one).
+        self.snapshot_updates = max(1, round(cfg.self_play.snapshot_every / (cfg.ppo.n_steps * cfg.train.n_envs)))
         #: ``ppo.hindsight_coef > 0``: belief heads predict the core's hindsight (the end-of-game reveal) at every
         #: step: a training target only, never an input (the exported policy file has no head).
         self.hindsight = cfg.ppo.hindsight_coef > 0
@@ -347,18 +376,35 @@ class PPO:
             return None
         return draw_probabilities(loss_ema, self.cfg.sampling.temperature, self.cfg.sampling.floor)
 
-    def _seat(self, params: dict[str, jax.Array], probs: jax.Array | None = None) -> Any:
-        """The single-seat env whose ``self`` opponents play ``params`` (sampling, as the learner does), drawing its
-        pool entries with ``probs`` (``None``: uniformly)."""
+    def _seat(
+        self,
+        params: dict[str, jax.Array],
+        probs: jax.Array | None = None,
+        snapshots: dict[str, jax.Array] | None = None,
+    ) -> Any:
+        """The single-seat env whose ``self`` opponents play ``params`` and whose snapshot entries play their slot of
+        ``snapshots`` (sampling, as the learner does), drawing its pool entries with ``probs`` (``None``: uniformly)."""
         import jax
 
         from parlour.envs.jax_core.single_seat import SingleSeat
 
-        def itself(obs: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
-            logits, _ = self.apply(params, obs)
-            return jax.random.categorical(key, masked_logits(logits, mask)).astype("int32")
+        def playing(weights: dict[str, jax.Array]) -> Callable[[jax.Array, jax.Array, jax.Array], jax.Array]:
+            def act(obs: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
+                logits, _ = self.apply(weights, obs)
+                return jax.random.categorical(key, masked_logits(logits, mask)).astype("int32")
 
-        pool = [itself if b is None else b for b in self.bots]
+            return act
+
+        def entry(b: Any) -> Any:
+            if b is None:
+                return playing(params)
+            if isinstance(b, int):
+                if snapshots is None:
+                    raise ValueError("a snapshot entry needs the snapshot ring")
+                return playing(jax.tree_util.tree_map(lambda leaf: leaf[b], snapshots))
+            return b
+
+        pool = [entry(b) for b in self.bots]
         return SingleSeat(
             self.core,
             pool,
@@ -395,10 +441,15 @@ class PPO:
         import jax.numpy as jnp
 
         loss_ema = jnp.full((len(self.bots),), INITIAL_LOSS_RATE, jnp.float32) if self.prioritised else None
+        ring = updates = None
+        if self.snapshots:  # every slot starts as the initial parameters
+            size = self.cfg.self_play.max_snapshots
+            ring = jax.tree_util.tree_map(lambda leaf: jnp.broadcast_to(leaf, (size, *leaf.shape)), params)
+            updates = jnp.zeros((), jnp.int32)
         key, sub = jax.random.split(key)
-        seat = self._seat(params, self._probs(loss_ema))
+        seat = self._seat(params, self._probs(loss_ema), ring)
         games, obs, mask = jax.vmap(seat.reset)(jax.random.split(sub, self.cfg.train.n_envs))
-        return TrainState(params, opt_state, games, obs, mask, key, loss_ema)
+        return TrainState(params, opt_state, games, obs, mask, key, loss_ema, ring, updates)
 
     def _update(self, state: TrainState) -> tuple[TrainState, dict[str, jax.Array]]:
         """One update: the rollout, then the epochs of minibatch steps on it (one compiled function)."""
@@ -410,7 +461,7 @@ class PPO:
         import jax.numpy as jnp
 
         ppo = self.cfg.ppo
-        seat = self._seat(state.params, self._probs(state.sampling))
+        seat = self._seat(state.params, self._probs(state.sampling), state.snapshots)
         step = seat.step_batch
         pool = len(self.bots)
 
@@ -535,7 +586,24 @@ class PPO:
             loss_ema = update_loss_ema(loss_ema, losses_k, episodes_k, self.cfg.sampling.smoothing)
             metrics["sampling_probs"] = self._probs(loss_ema)
             metrics["sampling_loss_ema"] = loss_ema
-        return TrainState(params, opt_state, games, obs, mask, key, loss_ema), metrics
+        ring, updates = state.snapshots, state.updates
+        if ring is not None and updates is not None:
+            ring, updates = self._snapshot(ring, updates, params)
+        return TrainState(params, opt_state, games, obs, mask, key, loss_ema, ring, updates), metrics
+
+    def _snapshot(
+        self, ring: dict[str, jax.Array], updates: jax.Array, params: dict[str, jax.Array]
+    ) -> tuple[dict[str, jax.Array], jax.Array]:
+        """After update number ``updates + 1``: every ``snapshot_updates``-th one writes the new parameters into the
+        ring's next slot (the oldest snapshot goes; slot ``k % max_snapshots`` holds the ``k``-th snapshot)."""
+        import jax
+        import jax.numpy as jnp
+
+        updates = updates + 1
+        due = updates % self.snapshot_updates == 0
+        slot = (updates // self.snapshot_updates - 1) % self.cfg.self_play.max_snapshots
+        ring = jax.tree_util.tree_map(lambda old, new: old.at[slot].set(jnp.where(due, new, old[slot])), ring, params)
+        return ring, updates
 
 
 @functools.cache
@@ -770,7 +838,11 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         with _Stop() as stop, open(new_session(run) / "progress.csv", "w", newline="") as f:
             log = csv.writer(f)
             header = ["time/total_timesteps", "rollout/ep_rew_mean", "train/entropy_loss", "time/time_elapsed"]
-            entries = sampling_columns(list(cfg.opponents)) if ppo.prioritised else []
+            entries = (
+                sampling_columns(pool_entries(list(cfg.opponents), cfg.self_play.max_snapshots))
+                if ppo.prioritised
+                else []
+            )
             header += [f"sampling/p_{e}" for e in entries] + [f"sampling/loss_ema_{e}" for e in entries]
             header += ["train/hindsight_loss"] if ppo.hindsight else []
             log.writerow(header)

@@ -62,7 +62,7 @@ def profile_config(config: str, overrides: Sequence[str] = (), updates: int = 3)
     state = ppo.init(jax.random.PRNGKey(cfg.seed))
     n_steps = cfg.ppo.n_steps
 
-    seat = ppo._seat(state.params, ppo._probs(state.sampling))
+    seat = ppo._seat(state.params, ppo._probs(state.sampling), state.snapshots)
 
     @jax.jit
     def env_only(games: Any, mask: jax.Array, key: jax.Array) -> Any:

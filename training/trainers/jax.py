@@ -15,7 +15,7 @@ class JaxTrainer:
     name = "jax"
 
     def check(self, cfg: TrainConfig) -> None:
-        from parlour.training.config import SELF_PLAY, ConfigError
+        from parlour.training.config import SELF_PLAY, SNAPSHOTS, ConfigError
 
         for what, used in (
             ("ppo.observation_fields", bool(cfg.ppo.observation_fields)),
@@ -39,11 +39,16 @@ class JaxTrainer:
         except ValueError as exc:
             raise ConfigError(f"trainer: jax: {exc}") from None
         batched = sorted(bots(cfg.game.name))
-        missing = [o for o in cfg.opponents if o != SELF_PLAY and o not in batched]
+        missing = [o for o in cfg.opponents if o not in (SELF_PLAY, SNAPSHOTS) and o not in batched]
         if missing:
             raise ConfigError(
                 f"trainer: jax plays opponents as batched bots, and {missing} have none: expected opponents from "
-                f"{[*batched, SELF_PLAY]} (trained policies and the expert play in the scalar env only)"
+                f"{[*batched, SELF_PLAY, SNAPSHOTS]} (trained policies and the expert play in the scalar env only)"
+            )
+        if cfg.opponents.count(SNAPSHOTS) > 1:
+            raise ConfigError(
+                f"opponents lists {SNAPSHOTS!r} {cfg.opponents.count(SNAPSHOTS)} times: list it once (it stands for "
+                f"self_play.max_snapshots={cfg.self_play.max_snapshots} entries, one per snapshot)"
             )
 
     def train(self, cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
