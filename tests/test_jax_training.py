@@ -157,14 +157,20 @@ def test_the_jax_vec_env_steps_a_batch_with_the_single_agent_envs_rewards(tmp_pa
 def test_a_batched_step_restarts_only_finished_episodes_and_equals_the_per_game_step() -> None:
     """``SingleSeat.step_batch`` (a new deal only where an episode ended, the opponents' turns out of lock step) is
     ``vmap(step)`` (a deal computed for every game, every game's opponents in one loop), step for step, through many
-    episode ends, with the batch's turns taken both together and as stragglers."""
+    episode ends, with the batch's turns taken both together and as stragglers, and a group of slots (the jitted
+    trainer's ring of snapshots) computed together, each game with its own slot."""
     from parlour.baselines.jax_bots import bot
     from parlour.envs.jax_core import make_core
-    from parlour.envs.jax_core.single_seat import SingleSeat
+    from parlour.envs.jax_core.single_seat import SingleSeat, Slots
+
+    def by_slot(obs: jax.Array, mask: jax.Array, key: jax.Array, slot: int) -> jax.Array:
+        # each slot prefers other legal actions: a game played with another game's slot would move differently
+        return jnp.argmax(jnp.where(mask, (jnp.arange(mask.shape[0]) * (slot + 2)) % 11, -1)).astype(jnp.int32)
 
     env_id = "six_suspects_v0"
-    # two pool entries drawn per seat: a table mixes them, and each is computed only where a game waits on it
-    core, pool = make_core(env_id, 3), [bot("random", env_id), bot("six_suspects_heuristic", env_id)]
+    # four pool entries drawn per seat: a table mixes them, and each is computed only where a game waits on it
+    core = make_core(env_id, 3)
+    pool = [bot("random", env_id), bot("six_suspects_heuristic", env_id), Slots(by_slot, 2)]
     seat = SingleSeat(core, pool, opponent_draw="seat")
     per_game = jax.jit(jax.vmap(seat.step))
     states, obs, mask = jax.vmap(seat.reset)(jax.random.split(jax.random.PRNGKey(0), 16))

@@ -19,7 +19,7 @@ import jax.numpy as jnp  # noqa: E402
 
 from parlour.training.checkpoints import read_checkpoint as read  # noqa: E402
 from parlour.training.config import ConfigError, load_config  # noqa: E402
-from parlour.training.jax_ppo import PPO, pool_entries  # noqa: E402
+from parlour.training.jax_ppo import PPO  # noqa: E402
 from parlour.training.train import train  # noqa: E402
 
 RL = Path(__file__).resolve().parents[1] / "configs" / "six_suspects" / "rl.yaml"
@@ -56,7 +56,6 @@ def test_each_snapshot_entry_plays_its_own_slot(jax_tiny: tuple[str, ...]) -> No
     sets that each put all their weight on another legal action are told apart by what each entry plays."""
     cfg = load_config(RL, [*jax_tiny, "opponents=[self,snapshots]", "self_play.max_snapshots=2"])
     ppo = PPO(cfg)
-    assert pool_entries(list(cfg.opponents), 2) == ["self", "snapshot_0", "snapshot_1"]
     from parlour.training.jax_ppo import init_params
 
     params = init_params(jax.random.PRNGKey(0), ppo.core.obs_size, ppo.core.num_actions, [16])
@@ -70,8 +69,31 @@ def test_each_snapshot_entry_plays_its_own_slot(jax_tiny: tuple[str, ...]) -> No
 
     ring = jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), leaning_on(legal[1]), leaning_on(legal[2]))
     seat = ppo._seat(leaning_on(legal[0]), None, ring)
-    played = [int(entry(obs, mask, jax.random.PRNGKey(1))) for entry in seat.opponents]
+    assert seat.entry_of.tolist() == [0, 1, 1]  # two pool entries: self, and the ring's two policies
+    played = [int(policy(obs, mask, jax.random.PRNGKey(1))) for policy in seat.opponents]
     assert played == legal.tolist()
+
+
+def test_the_ring_is_one_entry_of_the_draw_and_its_slot_is_drawn_per_table() -> None:
+    """A pool of ``random`` and a ring of 3 (``opponent_draw: table``): half the tables are the ring's, each of its
+    slots a third of those, and every other seat of a table plays the same policy (512 deals; the bounds are about
+    five standard deviations of a binomial)."""
+    from parlour.baselines.jax_bots import bot
+    from parlour.envs.jax_core import make_core
+    from parlour.envs.jax_core.single_seat import SingleSeat, Slots
+
+    def first_legal(obs: jax.Array, mask: jax.Array, key: jax.Array, slot: int) -> jax.Array:
+        return jnp.argmax(mask).astype(jnp.int32)
+
+    core = make_core("six_suspects_v0", 3)
+    seat = SingleSeat(core, [bot("random", "six_suspects_v0"), Slots(first_legal, 3)], opponent_draw="table")
+    states = jax.jit(jax.vmap(lambda k: seat.reset(k)[0]))(jax.random.split(jax.random.PRNGKey(0), 512))
+    table = np.asarray(states.opponents)
+    others = table[np.arange(3)[None, :] != np.asarray(states.seat)[:, None]].reshape(512, 2)
+    assert np.all(others[:, 0] == others[:, 1])
+    counts = np.bincount(others[:, 0], minlength=4)  # policies: random, then the ring's slots 0, 1, 2
+    assert abs(counts[0] / 512 - 0.5) < 0.11
+    assert all(abs(c / 512 - 1 / 6) < 0.09 for c in counts[1:]), counts
 
 
 @pytest.mark.slow

@@ -257,14 +257,6 @@ def sampling_columns(names: list[str]) -> list[str]:
     return [f"{n}_{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
-def pool_entries(opponents: list[str], max_snapshots: int) -> list[str]:
-    """The pool's entries in order: each opponent, ``snapshots`` as one entry per slot (``snapshot_0``...)."""
-    out: list[str] = []
-    for name in opponents:
-        out += [f"snapshot_{j}" for j in range(max_snapshots)] if name == SNAPSHOTS else [name]
-    return out
-
-
 class PPO:
     """The compiled update of one config: ``reset(key)`` starts the batch of games, ``update(state)`` collects
     ``n_steps`` per game and learns from them.
@@ -292,14 +284,12 @@ class PPO:
                     f"{cfg.game.name}: the JAX core's observation has {self.core.obs_size} entries, the env's layout "
                     f"{covered}: the field encoder's tokens would not fit it"
                 )
-        #: The pool by entry: a batched bot, ``None`` for ``self`` (the current parameters), or a slot of the
-        #: snapshot ring (``opponents`` lists ``snapshots``: ``self_play.max_snapshots`` entries).
-        self.bots: list[Any] = []
-        for name in cfg.opponents:
-            if name == SNAPSHOTS:
-                self.bots += list(range(cfg.self_play.max_snapshots))
-            else:
-                self.bots.append(None if name == SELF_PLAY else bot(name, cfg.game.name))
+        #: The pool by entry: a batched bot, ``None`` for ``self`` (the current parameters), or ``snapshots`` (the
+        #: ring of past parameters: one entry, a slot drawn per episode).
+        self.bots: list[Any] = [
+            None if name == SELF_PLAY else name if name == SNAPSHOTS else bot(name, cfg.game.name)
+            for name in cfg.opponents
+        ]
         self.snapshots = SNAPSHOTS in cfg.opponents
         #: Updates between two snapshots: ``self_play.snapshot_every`` steps, rounded to whole updates (at least one).
         self.snapshot_updates = max(1, round(cfg.self_play.snapshot_every / (cfg.ppo.n_steps * cfg.train.n_envs)))
@@ -386,7 +376,7 @@ class PPO:
         ``snapshots`` (sampling, as the learner does), drawing its pool entries with ``probs`` (``None``: uniformly)."""
         import jax
 
-        from parlour.envs.jax_core.single_seat import SingleSeat
+        from parlour.envs.jax_core.single_seat import SingleSeat, Slots
 
         def playing(weights: dict[str, jax.Array]) -> Callable[[jax.Array, jax.Array, jax.Array], jax.Array]:
             def act(obs: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
@@ -395,16 +385,17 @@ class PPO:
 
             return act
 
-        def entry(b: Any) -> Any:
-            if b is None:
-                return playing(params)
-            if isinstance(b, int):
-                if snapshots is None:
-                    raise ValueError("a snapshot entry needs the snapshot ring")
-                return playing(jax.tree_util.tree_map(lambda leaf: leaf[b], snapshots))
-            return b
+        def slot_of(obs: jax.Array, mask: jax.Array, key: jax.Array, slot: Any) -> jax.Array:
+            return playing(jax.tree_util.tree_map(lambda leaf: leaf[slot], snapshots))(obs, mask, key)
 
-        pool = [entry(b) for b in self.bots]
+        pool: list[Any] = []
+        for b in self.bots:
+            if isinstance(b, str):  # the ring (snapshots): one entry of the draw, each slot computed on its own games
+                if snapshots is None:
+                    raise ValueError("the snapshots entry needs the snapshot ring")
+                pool.append(Slots(slot_of, self.cfg.self_play.max_snapshots))
+            else:
+                pool.append(playing(params) if b is None else b)
         return SingleSeat(
             self.core,
             pool,
@@ -469,7 +460,8 @@ class PPO:
             """Per pool entry: the games that ended at its tables this step, and how many of them the learner lost
             (its final reward not > 0). An entry counts once per game however many seats it filled."""
             others = jnp.arange(self.core.num_players)[None, :] != games.seat[:, None]
-            present = jnp.max(jax.nn.one_hot(games.opponents, pool) * others[..., None], axis=1)
+            entry = jnp.asarray(seat.entry_of)[games.opponents]  # a ring's slots count for its one entry
+            present = jnp.max(jax.nn.one_hot(entry, pool) * others[..., None], axis=1)
             ended = done.astype(jnp.float32)[:, None] * present
             return ended.sum(0), (ended * jnp.where(reward > 0, 0.0, 1.0)[:, None]).sum(0)
 
@@ -838,11 +830,7 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         with _Stop() as stop, open(new_session(run) / "progress.csv", "w", newline="") as f:
             log = csv.writer(f)
             header = ["time/total_timesteps", "rollout/ep_rew_mean", "train/entropy_loss", "time/time_elapsed"]
-            entries = (
-                sampling_columns(pool_entries(list(cfg.opponents), cfg.self_play.max_snapshots))
-                if ppo.prioritised
-                else []
-            )
+            entries = sampling_columns(list(cfg.opponents)) if ppo.prioritised else []
             header += [f"sampling/p_{e}" for e in entries] + [f"sampling/loss_ema_{e}" for e in entries]
             header += ["train/hindsight_loss"] if ppo.hindsight else []
             log.writerow(header)

@@ -16,16 +16,29 @@ ends, the next one starts in the same call (autoreset): the returned observation
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from parlour.envs.jax_core import Core, reset_where
 
 #: A batched opponent: ``(observation, action_mask, key) -> action`` (jittable, one game; vmap batches it).
 Opponent = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
+
+
+class Slots(NamedTuple):
+    """One entry of the pool that plays one of ``size`` policies per episode, ``act(obs, mask, key, slot)`` (``slot``
+    in ``0..size-1``, drawn uniformly per table or seat it fills; a Python int where the batch's moves compute each
+    slot as a policy of its own, on the games that wait on it, an array in a game's own loop): the jitted trainer's
+    ring of past parameters. Drawn as one entry (the
+    pool's draw probabilities are per entry), so a ring of ``K`` networks sits at one entry's share of the tables."""
+
+    act: Callable[[jax.Array, jax.Array, jax.Array, Any], jax.Array]
+    size: int
 
 
 class SeatState(NamedTuple):
@@ -64,6 +77,11 @@ class Transition(NamedTuple):
     hindsight: jax.Array | None = None
 
 
+def _slot_entry(act: Callable[..., jax.Array], slot: int, obs: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
+    """One slot of a :class:`Slots` entry as a policy of its own."""
+    return act(obs, mask, key, slot)
+
+
 def _over(game: Any) -> jax.Array:
     return jnp.logical_or(game.terminated, game.truncated)
 
@@ -75,7 +93,7 @@ class SingleSeat:
     def __init__(
         self,
         core: Core,
-        opponents: Sequence[Opponent],
+        opponents: Sequence[Opponent | Slots],
         *,
         learner_seat: int | None = None,
         opponent_draw: str = "seat",
@@ -93,7 +111,22 @@ class SingleSeat:
         if learner_seat is not None and not 0 <= learner_seat < core.num_players:
             raise ValueError(f"learner_seat={learner_seat} is out of range: expected 0..{core.num_players - 1}")
         self.core = core
-        self.opponents = tuple(opponents)
+        #: The pool's entries (what ``draw_probs`` weighs): an opponent function, or :class:`Slots`.
+        self.groups = tuple(opponents)
+        #: The pool by policy (what ``SeatState.opponents`` indexes): each entry, a :class:`Slots` entry as its slots.
+        self.opponents: tuple[Opponent, ...] = tuple(
+            e
+            for g in self.groups
+            for e in (
+                [functools.partial(_slot_entry, g.act, k) for k in range(g.size)] if isinstance(g, Slots) else [g]
+            )
+        )
+        sizes = [g.size if isinstance(g, Slots) else 1 for g in self.groups]
+        #: Per entry, its first index in :attr:`opponents` and its number of policies (``None``: no :class:`Slots`,
+        #: every entry one policy, drawn as every run before them drew). :attr:`entry_of`: the entry of each policy.
+        self._starts = jnp.asarray(np.cumsum([0, *sizes[:-1]]), jnp.int32) if max(sizes) > 1 else None
+        self._sizes = jnp.asarray(sizes, jnp.int32) if max(sizes) > 1 else None
+        self.entry_of = np.repeat(np.arange(len(sizes)), sizes).astype(np.int32)
         self.learner_seat = learner_seat
         self.opponent_draw = opponent_draw
         #: The probability of each pool entry per draw (a table's or a seat's); ``None``: uniform, drawn as
@@ -122,8 +155,20 @@ class SingleSeat:
         obs, mask = self.core.observe(game, seat), self.core.legal_mask(game)
         if len(self.opponents) == 1:
             return self.opponents[0](obs, mask, key)
-        branches = [lambda o, m, k, f=f: f(o, m, k).astype(jnp.int32) for f in self.opponents]
-        return jax.lax.switch(pool_index, branches, obs, mask, key)
+        if self._starts is None:
+            branches = [lambda o, m, k, f=f: f(o, m, k).astype(jnp.int32) for f in self.opponents]
+            return jax.lax.switch(pool_index, branches, obs, mask, key)
+        # a switch under vmap computes every branch for every game: a ring of K networks is one branch (its slot an
+        # array here), not K
+        entry = jnp.asarray(self.entry_of)[pool_index]
+        slot = pool_index - self._starts[entry]
+        branches = [
+            (lambda o, m, k, g=g: g.act(o, m, k, slot).astype(jnp.int32))
+            if isinstance(g, Slots)
+            else (lambda o, m, k, g=g: g(o, m, k).astype(jnp.int32))
+            for g in self.groups
+        ]
+        return jax.lax.switch(entry, branches, obs, mask, key)
 
     def _opponents_loop(self, carry: Carry, seat: jax.Array, opponents: jax.Array, limit: int | None = None) -> Carry:
         """Opponents act, from ``carry``, until the learner is to act or the game is over (or ``limit`` moves of
@@ -204,7 +249,7 @@ class SingleSeat:
         return Carry(game, earned, jnp.where(moving[:, None], key, c.key), c.moves + moving.astype(jnp.int32))
 
     def _entry_moves(self, f: Opponent, need: jax.Array, games: Any, keys: jax.Array, action: jax.Array) -> jax.Array:
-        """``action`` with pool entry ``f``'s moves where ``need``: ``f`` runs on the games that need it only, each
+        """``action`` with policy ``f``'s moves where ``need``: ``f`` runs on the games that need it only, each
         seen by the seat to act, gathered :attr:`chunk` at a time (a network opponent that sits at a third of the
         tables would otherwise compute for the whole batch at every opponent's turn, and every game's observation
         would be computed at every turn)."""
@@ -246,7 +291,7 @@ class SingleSeat:
         def one(key: jax.Array) -> tuple[SeatState, jax.Array]:
             key, k_game, k_seat, k_opp, k_play = jax.random.split(key, 5)
             seat = jax.random.randint(k_seat, (), 0, n) if self.learner_seat is None else jnp.int32(self.learner_seat)
-            size = len(self.opponents)
+            size = len(self.groups)
             if self.draw_probs is not None:
                 logp = jnp.log(self.draw_probs)
                 if self.opponent_draw == "table":
@@ -257,6 +302,14 @@ class SingleSeat:
                 opponents = jnp.full((n,), jax.random.randint(k_opp, (), 0, size))
             else:
                 opponents = jax.random.randint(k_opp, (n,), 0, size)
+            if self._sizes is not None and self._starts is not None:
+                # an entry of slots plays one of them, drawn uniformly: the table's (one for all its seats) or each seat's
+                table = self.opponent_draw == "table"
+                k_slot = jax.random.fold_in(k_opp, 1)
+                slot = jax.random.randint(
+                    k_slot, () if table else (n,), 0, self._sizes[opponents[0] if table else opponents]
+                )
+                opponents = self._starts[opponents] + slot
             game, _ = self._play_opponents(self.core.init(k_game), seat, opponents, k_play)
             return SeatState(game, seat.astype(jnp.int32), opponents.astype(jnp.int32), key), _over(game)
 
