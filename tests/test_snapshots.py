@@ -1,6 +1,7 @@
 """``opponents: [..., snapshots]`` (``trainer: jax``): a ring of ``self_play.max_snapshots`` past parameter sets, one
-pool entry per slot, a new snapshot every ``self_play.snapshot_every`` steps into the slot of the oldest; the ring and
-the update count live in the training state (so checkpoints and ``--resume`` carry them)."""
+entry of the pool whose tables each play one slot, a new snapshot every ``self_play.snapshot_every`` steps into the
+slot of the oldest; the ring and the update count live in the training state (so checkpoints and ``--resume`` carry
+them)."""
 
 from __future__ import annotations
 

@@ -43,8 +43,9 @@ probabilities and the averages the next rollout uses to ``progress.csv`` as ``sa
 ``snapshots`` in ``opponents`` keeps the learner's past parameters in the training state: a ring of
 ``self_play.max_snapshots`` slots (:attr:`TrainState.snapshots`, every slot the initial parameters at first) that the
 update writes its new parameters into every ``self_play.snapshot_every`` steps (rounded to whole updates, counted in
-:attr:`TrainState.updates`), over the oldest. Each slot is a pool entry (``snapshot_0``...), playing its parameters as
-``self`` plays the current ones.
+:attr:`TrainState.updates`), over the oldest. The ring is one entry of the pool
+(:class:`~parlour.envs.jax_core.single_seat.Slots`): a table drawn for it plays one slot, drawn uniformly, for the
+episode, its parameters played as ``self`` plays the current ones.
 """
 
 from __future__ import annotations
