@@ -34,8 +34,8 @@ class Slots(NamedTuple):
     """One entry of the pool that plays one of ``size`` policies per episode, ``act(obs, mask, key, slot)`` (``slot``
     in ``0..size-1``, drawn uniformly per table or seat it fills; a Python int where the batch's moves compute each
     slot as a policy of its own, on the games that wait on it, an array in a game's own loop): the jitted trainer's
-    ring of past parameters. Drawn as one entry (the
-    pool's draw probabilities are per entry), so a ring of ``K`` networks sits at one entry's share of the tables."""
+    ring of past parameters. Drawn as one entry (the pool's draw probabilities are per entry), so a ring of ``K``
+    networks sits at one entry's share of the tables."""
 
     act: Callable[[jax.Array, jax.Array, jax.Array, Any], jax.Array]
     size: int
@@ -124,8 +124,9 @@ class SingleSeat:
         sizes = [g.size if isinstance(g, Slots) else 1 for g in self.groups]
         #: Per entry, its first index in :attr:`opponents` and its number of policies (``None``: no :class:`Slots`,
         #: every entry one policy, drawn as every run before them drew). :attr:`entry_of`: the entry of each policy.
-        self._starts = jnp.asarray(np.cumsum([0, *sizes[:-1]]), jnp.int32) if max(sizes) > 1 else None
-        self._sizes = jnp.asarray(sizes, jnp.int32) if max(sizes) > 1 else None
+        slots = max(sizes) > 1
+        self._starts = jnp.asarray(np.cumsum([0, *sizes[:-1]]), jnp.int32) if slots else None
+        self._sizes = jnp.asarray(sizes, jnp.int32) if slots else None
         self.entry_of = np.repeat(np.arange(len(sizes)), sizes).astype(np.int32)
         self.learner_seat = learner_seat
         self.opponent_draw = opponent_draw
