@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +31,46 @@ def test_one_worker_never_needs_ray() -> None:
 
 
 @pytest.fixture(scope="module")
-def ray_local() -> Any:
+def ray_start() -> Any:
+    """A local Ray started in this process after JAX has run here (where JAX is installed), as after the jitted
+    trainer; yields Ray and the warnings the start raised."""
+    import importlib.util
+    import warnings
+
     ray = pytest.importorskip("ray")
     from parlour.training.distributed import start_ray
 
-    start_ray()
-    yield ray
+    if ray.is_initialized():  # another module's Ray in this worker: start this one ourselves
+        ray.shutdown()
+    if importlib.util.find_spec("jax") is not None:
+        import jax.numpy as jnp
+
+        jnp.zeros(3).block_until_ready()  # JAX's backend and its threads are up: a fork now is what JAX warns of
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start_ray()
+    yield ray, [str(w.message) for w in caught]
     ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def ray_local(ray_start: Any) -> Any:
+    return ray_start[0]
+
+
+def test_starting_ray_after_jax_prints_no_fork_warning(ray_start: Any) -> None:
+    """Ray's daemons start with a preexec_fn (an os.fork() of this process); JAX's deadlock warning about it does not
+    apply (see ``start_ray``) and is not shown, and nothing else is silenced."""
+    from parlour.training.distributed import FORK_WARNING
+
+    assert not [m for m in ray_start[1] if re.search(FORK_WARNING, m)]
+    with pytest.warns(RuntimeWarning, match=FORK_WARNING):  # the filter is what keeps it out: the text still matches
+        warnings.warn(
+            "os.fork() was called. os.fork() is incompatible with multithreaded code, and JAX is multithreaded, so "
+            "this will likely lead to a deadlock.",
+            RuntimeWarning,
+            stacklevel=1,
+        )
 
 
 def test_sharded_evaluation_equals_the_single_process_one(ray_local: Any) -> None:

@@ -94,6 +94,18 @@ def test_the_readme_is_short_and_carries_the_ci_test_command() -> None:
     assert f"\n{command}\n" in text  # the very line CI runs, alone on its line as a user copies it
 
 
+def test_the_test_command_installs_into_an_environment_of_its_own() -> None:
+    """The test install (its ``interop`` extra brings Ray RLlib, which pins gymnasium) never changes what the main job's
+    install put in its environment: the two commands make and use two virtual environments, each only its own."""
+    text = README.read_text(encoding="utf-8")
+    commands = [line for line in text.splitlines() if line.startswith("python3 -m venv ")]
+    assert len(commands) == 2, commands  # the main job, then the tests
+    folders = [line.split()[3] for line in commands]
+    assert folders[0] != folders[1], folders
+    for folder, line in zip(folders, commands, strict=True):
+        assert set(re.findall(r"(\.venv[\w-]*)/bin/", line)) == {folder}, line
+
+
 def test_the_readmes_links_lead_to_files_in_the_repository() -> None:
     text = README.read_text(encoding="utf-8")
     targets = [t for t in re.findall(r"\]\(([^)\s]+)\)", text) if "://" not in t and not t.startswith("#")]

@@ -175,10 +175,16 @@ def test_bench_windows_take_turns_and_each_series_keeps_its_best() -> None:
 
 
 def test_bench_jax_prints_each_core_beside_the_scalar_env_and_pgx(capsys: pytest.CaptureFixture[str]) -> None:
+    from parlour.envs.jax_core.bench import WINDOWS, stages
     from parlour.training.cli import main
 
     assert main(["bench", "--jax", "six_suspects_v0", "--batch", "8", "--seconds", "0.05"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    # the progress bar (stderr) counts every compilation and window, and ends full
+    pgx = "Pgx leduc_holdem" in out
+    total = stages(["six_suspects_v0"], [8], pgx=pgx)
+    assert total == (1 + WINDOWS * 2) + (1 + WINDOWS if pgx else 0)  # one core at B=8 beside the scalar env
+    assert f"{total}/{total}" in err and "bench --jax" in err
     row = next(line for line in out.splitlines() if line.startswith("| six_suspects_v0 | 4 |"))
     assert row.count("×") >= 2 and "B=8" in out  # each batch size with its ratio to the scalar env
     assert "Pgx leduc_holdem" in out or "pip install pgx" in out

@@ -27,7 +27,7 @@ def _source_packages() -> set[str]:
 
 #: What a build never needs (and what would make the copy large or slow).
 NOT_COPIED = shutil.ignore_patterns(
-    ".git", ".venv", "runs", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "*.zip"
+    ".git", ".venv", ".venv-dev", "runs", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "*.zip"
 )
 
 

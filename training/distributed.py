@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+#: JAX's warning at every os.fork() of a process that has used it (a regular expression: ``warnings`` matches it).
+FORK_WARNING = (
+    r"os\.fork\(\) was called\. os\.fork\(\) is incompatible with multithreaded code, and JAX is multithreaded"
+)
 
 
 def start_ray(address: str = "") -> None:
@@ -31,10 +37,16 @@ def start_ray(address: str = "") -> None:
     # Ray puts the folder it is started from on the workers' sys.path: start it from an empty one of our own
     os.chdir(tempfile.mkdtemp(prefix="parlour-ray-"))
     try:
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+        with warnings.catch_warnings():
+            # Ray starts its daemons with a ``preexec_fn`` (block SIGINT, die with the parent), so each start is an
+            # os.fork() of this process, and JAX, once used here (the jitted trainer, the JAX evaluation), warns that
+            # a fork of its threads may deadlock. The child runs only those two calls (modules already loaded, no
+            # JAX code, no lock a JAX thread holds) and then execs the daemon: the warning does not apply.
+            warnings.filterwarnings("ignore", message=FORK_WARNING, category=RuntimeWarning)
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
     finally:
         os.chdir(here)
 

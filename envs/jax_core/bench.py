@@ -36,14 +36,30 @@ BATCH_SIZES = (1, 64, 1024, 4096)
 WINDOWS = 3
 
 Window = Callable[[float], float]
+#: Told what the bench has just done (a compilation, a timing window), in a few words: the CLI's progress bar.
+Progress = Callable[[str], None]
 
 
-def interleaved(series: dict[Any, Window], seconds: float) -> dict[Any, float]:
+def _quiet(_: str) -> None:
+    pass
+
+
+def stages(envs: Sequence[str], batch_sizes: Sequence[int], pgx: bool = True) -> int:
+    """How many times :func:`run_jax_bench` reports progress: a compilation per core and batch size (Pgx's too), and
+    every timing window."""
+    per_env = len(batch_sizes) + WINDOWS * (1 + len(batch_sizes))
+    return len(envs) * per_env + (len(batch_sizes) * (1 + WINDOWS) if pgx else 0)
+
+
+def interleaved(
+    series: dict[Any, Window], seconds: float, progress: Progress = _quiet, label: str = ""
+) -> dict[Any, float]:
     """The best rate of each series' :data:`WINDOWS` windows of ``seconds / WINDOWS``, taken in turns."""
     best = dict.fromkeys(series, 0.0)
-    for _ in range(WINDOWS):
+    for round_ in range(WINDOWS):
         for name, window in series.items():
             best[name] = max(best[name], window(seconds / WINDOWS))
+            progress(f"{label} {name if name == 'scalar' else f'B={name}'}: window {round_ + 1} of {WINDOWS}")
     return best
 
 
@@ -152,13 +168,16 @@ def bench(
     batch_sizes: Sequence[int] = BATCH_SIZES,
     seconds: float = 3.0,
     num_players: int | None = None,
+    progress: Progress = _quiet,
     **options: Any,
 ) -> dict[str, Any]:
     """Decisions/s of the scalar env and of the core at each batch size, and each ratio to the scalar env."""
     core = make_core(env_id, num_players, **options)
     series: dict[Any, Window] = {"scalar": scalar_window(env_id, core.num_players, options)}
-    series.update({b: core_window(core, b) for b in batch_sizes})
-    rates = interleaved(series, seconds)
+    for b in batch_sizes:  # compiling takes most of the bench's time: each one is reported
+        series[b] = core_window(core, b)
+        progress(f"{env_id} B={b}: compiled")
+    rates = interleaved(series, seconds, progress, env_id)
     scalar = rates.pop("scalar")
     rows = {b: rates[b] for b in batch_sizes}
     return {
@@ -171,15 +190,22 @@ def bench(
     }
 
 
-def run_jax_bench(envs: Sequence[str], batch_sizes: Sequence[int], seconds: float) -> dict[str, Any]:
-    """Every env's :func:`bench`, and Pgx's Leduc at the same batch sizes (``pgx`` missing: said so)."""
+def run_jax_bench(
+    envs: Sequence[str], batch_sizes: Sequence[int], seconds: float, progress: Progress = _quiet
+) -> dict[str, Any]:
+    """Every env's :func:`bench`, and Pgx's Leduc at the same batch sizes (``pgx`` missing: said so); ``progress``
+    hears of each of the :func:`stages`."""
     out: dict[str, Any] = {"backend": jax.default_backend(), "device": str(jax.devices()[0]), "envs": []}
     try:
-        out["pgx_leduc"] = interleaved({b: pgx_window(b) for b in batch_sizes}, seconds)
+        windows = {}
+        for b in batch_sizes:
+            windows[b] = pgx_window(b)
+            progress(f"leduc_holdem B={b}: compiled")
+        out["pgx_leduc"] = interleaved(windows, seconds, progress, "leduc_holdem")
     except ImportError as exc:
         out["pgx_missing"] = str(exc)
     for env_id in envs:
-        out["envs"].append(bench(env_id, batch_sizes, seconds))
+        out["envs"].append(bench(env_id, batch_sizes, seconds, progress=progress))
     return out
 
 

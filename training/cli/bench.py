@@ -7,7 +7,7 @@ import math
 import sys
 from typing import TYPE_CHECKING
 
-from parlour.training.cli.common import add_envs, add_table_flags, chosen_envs
+from parlour.training.cli.common import add_envs, add_output_flags, add_table_flags, chosen_envs
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -62,6 +62,7 @@ def add_parser(sub: Subparsers) -> None:
     b.add_argument("--beside", default="1", help="with --train: busy processes beside (default 1)")
     b.add_argument("--repeats", default="1", help="with --train: interleaved repeats (default 1)")
     b.add_argument("--max-seconds", default="600", help="with --train: stop a run after this long (default 600)")
+    add_output_flags(b)
     b.set_defaults(func=run)
 
 
@@ -210,7 +211,7 @@ def _jax_bench(args: argparse.Namespace) -> int:
     """``--jax``: decisions/s of the JAX cores at each batch size, beside the scalar envs and Pgx's leduc_holdem."""
     try:
         from parlour.envs.jax_core import CORES
-        from parlour.envs.jax_core.bench import format_jax_bench, run_jax_bench
+        from parlour.envs.jax_core.bench import format_jax_bench, run_jax_bench, stages
 
         sizes = _counts("--batch", args.batch)
         envs = chosen_envs(args) or sorted(CORES)
@@ -223,5 +224,18 @@ def _jax_bench(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"parlour bench: {exc}", file=sys.stderr)
         return 2
-    print(format_jax_bench(run_jax_bench(envs, sizes, args.seconds)))
+    import importlib.util
+
+    from tqdm import tqdm
+
+    # compiling every core at every batch size takes minutes: a bar on stderr says where the bench is
+    total = stages(envs, sizes, pgx=importlib.util.find_spec("pgx") is not None)
+    with tqdm(total=total, desc="bench --jax", unit="stage", file=sys.stderr, disable=args.no_progress) as bar:
+
+        def progress(what: str) -> None:
+            bar.set_postfix_str(what, refresh=False)
+            bar.update(1)
+
+        result = run_jax_bench(envs, sizes, args.seconds, progress)
+    print(format_jax_bench(result))
     return 0
