@@ -19,26 +19,26 @@ from typing import Any
 from parlour.baselines.base import MIXED_PREFIX, MixedTable, Policy, RandomPolicy, Table
 from parlour.baselines.search import DeterminizedSearch
 from parlour.baselines.spec import GameSpec
-from parlour.envs import ENVIRONMENTS
+from parlour.envs import ENVIRONMENTS, GAMES, game_of
+from parlour.envs.declaration import version_of
 
 
 def game_name(env_name: str) -> str:
-    """``lady_alice_v0`` -> ``lady_alice``: the name of a game's packages (``parlour.envs.<game>``) and bots module
-    (``parlour.baselines.<game>``)."""
-    return env_name.rsplit("_v", 1)[0]
+    """``lady_alice_v0`` -> ``lady_alice``: the name of the game the env id belongs to (its declaration's,
+    :func:`parlour.envs.game_of`): its packages ``parlour.envs.<game>`` and ``parlour.baselines.<game>``."""
+    return game_of(env_name).name
 
 
 def _declarations() -> dict[str, GameSpec]:
     """Every registered game's :class:`~parlour.baselines.spec.GameSpec` (``SPEC`` in its bots module
     ``parlour.baselines.<game>``, if it has one), by game name."""
     out: dict[str, GameSpec] = {}
-    for env_name in ENVIRONMENTS:
-        game = game_name(env_name)
-        if game not in out and importlib.util.find_spec(f"parlour.baselines.{game}") is not None:
-            spec = importlib.import_module(f"parlour.baselines.{game}").SPEC
-            if not isinstance(spec, GameSpec) or spec.name != game:
-                raise TypeError(f"parlour.baselines.{game}.SPEC must be the GameSpec of {game!r}")
-            out[game] = spec
+    for game in GAMES.values():
+        if importlib.util.find_spec(f"parlour.baselines.{game.name}") is not None:
+            spec = importlib.import_module(f"parlour.baselines.{game.name}").SPEC
+            if not isinstance(spec, GameSpec) or spec.game is not game:
+                raise TypeError(f"parlour.baselines.{game.name}.SPEC must be the GameSpec of {game.name!r}")
+            out[game.name] = spec
     return out
 
 
@@ -48,6 +48,8 @@ GAME_SPECS: dict[str, GameSpec] = _declarations()
 
 def game_spec(env_name: str) -> GameSpec | None:
     """The declaration of the game ``env_name`` belongs to (``None`` for an env without bots)."""
+    if env_name not in ENVIRONMENTS:
+        return None
     spec = GAME_SPECS.get(game_name(env_name))
     return spec if spec is not None and env_name in spec.env_ids else None
 
@@ -71,16 +73,14 @@ def _shipped(folder: Path) -> dict[str, tuple[str, Path]]:
     """The trained policies present in ``folder`` (``<env>_<track>.json``), by name -> (env id, spec file):
     ``<game>_<track>`` for the game's newest env version, ``<env>_<track>`` for an older one."""
     pattern = re.compile(rf"(.+_v\d+)_({'|'.join(SHIPPED_TRACKS)})\.json")
-    found = sorted(
-        (m.groups() for p in folder.glob("*.json") if (m := pattern.fullmatch(p.name))),
-        key=lambda et: (game_name(et[0]), et[1], int(et[0].rsplit("_v", 1)[1])),
-        reverse=True,
-    )
+    found = [m.groups() for p in folder.glob("*.json") if (m := pattern.fullmatch(p.name))]
+    registered = [(env_name, track) for env_name, track in found if env_name in ENVIRONMENTS]
+    # per game and track, the newest version first: it takes the short name
+    registered.sort(key=lambda et: (game_name(et[0]), et[1], version_of(game_of(et[0]), et[0]).number), reverse=True)
     out: dict[str, tuple[str, Path]] = {}
-    for env_name, track in found:
-        if env_name in ENVIRONMENTS:
-            name = f"{game_name(env_name)}_{track}"
-            out[name if name not in out else f"{env_name}_{track}"] = (env_name, folder / f"{env_name}_{track}.json")
+    for env_name, track in registered:
+        name = f"{game_name(env_name)}_{track}"
+        out[name if name not in out else f"{env_name}_{track}"] = (env_name, folder / f"{env_name}_{track}.json")
     return dict(sorted(out.items(), key=lambda kv: (list(ENVIRONMENTS).index(kv[1][0]), kv[0])))
 
 

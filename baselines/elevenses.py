@@ -25,10 +25,11 @@ import numpy as np
 from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
 from parlour.baselines.spec import BenchmarkTable, GameSpec
-from parlour.envs.elevenses import rules
+from parlour.envs.declaration import env_ids
+from parlour.envs.elevenses import GAME, rules
 from parlour.envs.elevenses.env import observation_layout
 
-GAMES = ("elevenses_v0",)
+GAMES = env_ids(GAME)
 K = rules.NUMBERS
 POS = rules.MAX_PLAYERS + 1
 MRS = rules.MRS
@@ -560,8 +561,8 @@ def rollout_action(state: rules.ElevensesState, u: float) -> int:
 # ----------------------------------------------------------------------------------------------- the game's declaration
 #: What ``parlour.baselines`` registers for this game (found by the game's name: nothing to list elsewhere).
 SPEC = GameSpec(
-    name="elevenses",
-    env_ids=GAMES,
+    game=GAME,
+    jax_bots="parlour.baselines.jax_bots.elevenses",
     bots=(
         ElevensesHeuristic,
         ElevensesExpert,

@@ -23,11 +23,12 @@ import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
 from parlour.baselines.spec import BenchmarkTable, GameSpec
-from parlour.envs.goes_to_eleven import rules
+from parlour.envs.declaration import env_ids
+from parlour.envs.goes_to_eleven import GAME, rules
 from parlour.envs.goes_to_eleven.env import observation_layout
 from parlour.envs.layout import keyword_for_size
 
-GAMES = ("goes_to_eleven_v0",)
+GAMES = env_ids(GAME)
 K = rules.NUM_KINDS
 
 
@@ -293,8 +294,8 @@ def rollout_action(state: rules.GoesToElevenState, u: float) -> int:
 # ----------------------------------------------------------------------------------------------- the game's declaration
 #: What ``parlour.baselines`` registers for this game (found by the game's name: nothing to list elsewhere).
 SPEC = GameSpec(
-    name="goes_to_eleven",
-    env_ids=GAMES,
+    game=GAME,
+    jax_bots="parlour.baselines.jax_bots.goes_to_eleven",
     bots=(
         GoesToElevenHeuristic,
         GoesToElevenExpert,

@@ -22,11 +22,12 @@ from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
 from parlour.baselines.search import Horizon
 from parlour.baselines.spec import BenchmarkTable, GameSpec
-from parlour.envs.lady_alice import rules
+from parlour.envs.declaration import env_ids
+from parlour.envs.lady_alice import GAME, rules
 from parlour.envs.lady_alice.env import observation_layout
 from parlour.envs.layout import keyword_for_size
 
-GAMES = ("lady_alice_v2", "lady_alice_v1", "lady_alice_v0")
+GAMES = env_ids(GAME)
 C, K, P = rules.NUM_CLUES, rules.NUM_CATEGORIES, rules.PER_CATEGORY
 
 
@@ -334,8 +335,8 @@ HORIZON = Horizon(steps=12, finish=finish)
 # ----------------------------------------------------------------------------------------------- the game's declaration
 #: What ``parlour.baselines`` registers for this game (found by the game's name: nothing to list elsewhere).
 SPEC = GameSpec(
-    name="lady_alice",
-    env_ids=GAMES,
+    game=GAME,
+    jax_bots="parlour.baselines.jax_bots.lady_alice",
     bots=(
         LadyAliceHeuristic,
         LadyAliceExpert,
@@ -362,5 +363,4 @@ SPEC = GameSpec(
     ),
     benchmark={"v1": BenchmarkTable(4, ("random", "lady_alice_heuristic", "lady_alice_expert"), 50)},
     # how often a policy's accusations are right, and made while another solution was possible (parlour accusations)
-    analyses={"accusations": "parlour.training.analyses.lady_alice_accusations"},
 )

@@ -22,13 +22,14 @@ import numpy as np
 from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
 from parlour.baselines.spec import BenchmarkTable, GameSpec
-from parlour.envs.six_suspects import rules
+from parlour.envs.declaration import env_ids
+from parlour.envs.six_suspects import GAME, rules
 from parlour.envs.six_suspects.env import OBSERVATION_LAYOUT
 
 if TYPE_CHECKING:
     from parlour.envs.core import ParlourEnv
 
-GAMES = ("six_suspects_v0",)
+GAMES = env_ids(GAME)
 _SEEN = OBSERVATION_LAYOUT["seen_cards"]
 _VOTES = slice(rules.VOTE_BASE, rules.NUM_ACTIONS)
 _PEEKS = slice(0, rules.NUM_POSITIONS)
@@ -212,8 +213,8 @@ class SixSuspectsOracle(Policy):
 # ----------------------------------------------------------------------------------------------- the game's declaration
 #: What ``parlour.baselines`` registers for this game (found by the game's name: nothing to list elsewhere).
 SPEC = GameSpec(
-    name="six_suspects",
-    env_ids=GAMES,
+    game=GAME,
+    jax_bots="parlour.baselines.jax_bots.six_suspects",
     bots=(
         SixSuspectsHeuristic,
         SixSuspectsExpert,

@@ -1,9 +1,9 @@
 """A game's declaration on the bots' side: one frozen :class:`GameSpec` per game, in its bots module as ``SPEC``.
 
-``parlour.baselines`` registers every game's spec in one place (:data:`parlour.baselines.GAME_SPECS`, found by the
-game's name from the registered env ids); everything else -- the bot registry, the search bot's playouts, the
-feature sets, the benchmark scenarios -- reads the specs from there. A new game is its env files, its bots module
-with its ``SPEC``, its configs and its tests: nothing else to edit.
+``parlour.baselines`` registers every game's spec in one place (:data:`parlour.baselines.GAME_SPECS`, one per
+registered game declaration that has a bots module); everything else -- the bot registry, the search bot's playouts,
+the feature sets, the benchmark scenarios, the batched bots -- reads the specs from there. A new game is its env
+files (with its declaration), its bots module with its ``SPEC``, its configs and its tests: nothing else to edit.
 """
 
 from __future__ import annotations
@@ -12,10 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from parlour.envs.declaration import env_ids
+
 if TYPE_CHECKING:
     from parlour.baselines.base import Policy
     from parlour.baselines.features import Features
     from parlour.baselines.search import Horizon, RolloutPolicy
+    from parlour.envs.declaration import Game
 
 
 @dataclass(frozen=True)
@@ -30,12 +33,10 @@ class BenchmarkTable:
 
 @dataclass(frozen=True)
 class GameSpec:
-    """What a game declares beside its bots."""
+    """What a game declares beside its bots, keyed by the game's own declaration (:mod:`parlour.envs.declaration`)."""
 
-    #: The game's name: its env package ``parlour.envs.<name>`` and bots module ``parlour.baselines.<name>``.
-    name: str
-    #: The env ids it covers (newest version first).
-    env_ids: tuple[str, ...]
+    #: The game's declaration (``GAME`` in ``parlour.envs.<game>``): its name, versions and players.
+    game: Game
     #: The scripted bots.
     bots: tuple[type[Policy], ...]
     #: The search bot's playout policy in this game (``None``: random playouts).
@@ -46,6 +47,15 @@ class GameSpec:
     features: tuple[Features, ...] = ()
     #: The game's benchmark scenario in each published scenario set, by version.
     benchmark: Mapping[str, BenchmarkTable] = field(default_factory=dict)
-    #: Analyses of recorded games this game offers: name -> module (named, not imported: the analyses live on the
-    #: training side; :mod:`parlour.training.analyses` says what such a module offers), e.g. Lady Alice's accusations.
-    analyses: Mapping[str, str] = field(default_factory=dict)
+    #: The module of its batched (jittable) bots (:mod:`parlour.baselines.jax_bots`), or ``None``: it has none.
+    jax_bots: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The game's name: its env package ``parlour.envs.<name>`` and bots module ``parlour.baselines.<name>``."""
+        return self.game.name
+
+    @property
+    def env_ids(self) -> tuple[str, ...]:
+        """The env ids it covers (newest version first): the declaration's."""
+        return env_ids(self.game)

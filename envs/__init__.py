@@ -11,18 +11,43 @@ import numbers
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from parlour.envs.declaration import Game, env_ids
+
 if TYPE_CHECKING:
     from parlour.envs.core import ParlourEnv
 
-#: env id -> module path of its versioned module (imported lazily so that ``import parlour.envs`` stays cheap).
-ENVIRONMENTS: dict[str, str] = {
-    "six_suspects_v0": "parlour.envs.six_suspects_v0",
-    "goes_to_eleven_v0": "parlour.envs.goes_to_eleven_v0",
-    "lady_alice_v2": "parlour.envs.lady_alice_v2",
-    "lady_alice_v1": "parlour.envs.lady_alice_v1",  # previous versions, kept for the policies trained on them
-    "lady_alice_v0": "parlour.envs.lady_alice_v0",
-    "elevenses_v0": "parlour.envs.elevenses_v0",
-}
+#: The games' packages (``parlour.envs.<game>``, each exporting its declaration ``GAME``), in the order Parlour lists
+#: them.
+GAME_PACKAGES = ("six_suspects", "goes_to_eleven", "lady_alice", "elevenses")
+
+#: Game name -> its declaration (:mod:`parlour.envs.declaration`): the one registry the others derive from.
+GAMES: dict[str, Game] = {}
+#: Env id -> its versioned module (imported on first use, so that ``import parlour.envs`` stays cheap), every game's
+#: versions newest first.
+ENVIRONMENTS: dict[str, str] = {}
+_GAME_OF: dict[str, Game] = {}
+
+
+def register(game: Game) -> None:
+    """Add a game's declaration (and so its env ids, ``<name>_v<number>``) to the registries; a name taken already is
+    refused."""
+    if game.name in GAMES:
+        raise ValueError(f"a game named {game.name!r} is registered already")
+    GAMES[game.name] = game
+    for version, env_name in zip(game.versions, env_ids(game), strict=True):
+        ENVIRONMENTS[env_name] = version.module
+        _GAME_OF[env_name] = game
+
+
+for _package in GAME_PACKAGES:
+    register(importlib.import_module(f"parlour.envs.{_package}").GAME)
+
+
+def game_of(name: str) -> Game:
+    """The declaration of the game the env id ``name`` belongs to (``ValueError`` naming the env ids)."""
+    if name not in _GAME_OF:
+        raise ValueError(f"unknown environment {name!r}; available: {sorted(ENVIRONMENTS)}")
+    return _GAME_OF[name]
 
 
 def make(name: str, **kwargs: Any) -> ParlourEnv[Any]:
@@ -146,4 +171,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'parlour.envs' has no attribute {name!r}")
 
 
-__all__ = ["ENVIRONMENTS", "RECORD_FORMAT", "ParlourEnv", "check_record", "make", "replay"]
+__all__ = [
+    "ENVIRONMENTS",
+    "GAMES",
+    "GAME_PACKAGES",
+    "RECORD_FORMAT",
+    "Game",
+    "ParlourEnv",
+    "check_record",
+    "game_of",
+    "make",
+    "register",
+    "replay",
+]

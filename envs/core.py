@@ -26,6 +26,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from parlour.envs.contract import RulesState, build_options, check_choice, check_int, copy_generator, options_record
+from parlour.envs.declaration import Game
 from parlour.envs.layout import Layout, Source
 
 #: Keyword values of ``illegal_action``.
@@ -618,6 +619,9 @@ class GameEnv(ParlourEnv[S]):
 
     options_class: ClassVar[Callable[..., Any]]
     default_players: ClassVar[int] = 4
+    #: The game's declaration (:mod:`parlour.envs.declaration`); ``None`` for a game of a user's own that has none
+    #: (its messages then name the env id).
+    declaration: ClassVar[Game | None] = None
 
     def __init__(
         self,
@@ -630,7 +634,7 @@ class GameEnv(ParlourEnv[S]):
         **rule_options: Any,
     ) -> None:
         n = self.default_players if num_players is None else num_players
-        game = self.metadata["name"].rsplit("_v", 1)[0]
+        game = self.declaration.name if self.declaration is not None else self.metadata["name"]
         self.rules_options: Any = build_options(self.options_class, game, {"num_players": n, **rule_options})
         self._configure(self.rules_options)
         super().__init__(

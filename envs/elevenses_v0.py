@@ -124,6 +124,7 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.envs.core import document, env_factory
+from parlour.envs.elevenses import GAME
 from parlour.envs.elevenses.env import ElevensesEnv
 
 raw_env = ElevensesEnv
@@ -131,8 +132,8 @@ env = env_factory(raw_env)
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 #: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
-#: count): each a keyword dict.
-VARIANTS: list[dict[str, Any]] = [{"start_seat": 3}]
+#: count): the game's declaration's (:data:`parlour.envs.elevenses.GAME`).
+VARIANTS: list[dict[str, Any]] = [dict(v) for v in GAME.variants]
 
 
 __all__ = ["VARIANTS", "env", "raw_env"]

@@ -113,6 +113,7 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.envs.core import document, env_factory
+from parlour.envs.goes_to_eleven import GAME
 from parlour.envs.goes_to_eleven.env import GoesToElevenEnv
 
 raw_env = GoesToElevenEnv
@@ -120,8 +121,8 @@ env = env_factory(raw_env)
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 #: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
-#: count): each a keyword dict.
-VARIANTS: list[dict[str, Any]] = [{"pick_on_me": True}, {"reward": "margin", "max_piles": 4, "start_seat": 1}]
+#: count): the game's declaration's (:data:`parlour.envs.goes_to_eleven.GAME`).
+VARIANTS: list[dict[str, Any]] = [dict(v) for v in GAME.variants]
 
 
 __all__ = ["VARIANTS", "env", "raw_env"]

@@ -40,14 +40,12 @@ def _hash(*parts: bytes | str) -> str:
 
 
 def cases(env_name: str) -> list[dict[str, Any]]:
-    """The traced games of an env: every player count with default rules, then the ``VARIANTS`` its module declares."""
-    import importlib
+    """The traced games of an env: every player count with default rules, then the rule variants its game declares."""
+    from parlour.envs import game_of
 
-    from parlour.envs import ENVIRONMENTS, make
-
-    probe = make(env_name)
-    out = [{"num_players": n} for n in range(probe.min_players, probe.max_players + 1)]
-    return out + [dict(v) for v in getattr(importlib.import_module(ENVIRONMENTS[env_name]), "VARIANTS", [])]
+    game = game_of(env_name)
+    out: list[dict[str, Any]] = [{"num_players": n} for n in range(game.min_players, game.max_players + 1)]
+    return out + [dict(v) for v in game.variants]
 
 
 def trace(env_name: str, kwargs: dict[str, Any], seed: int = 0) -> dict[str, Any]:

@@ -119,6 +119,7 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.envs.core import document, env_factory
+from parlour.envs.lady_alice import GAME
 from parlour.envs.lady_alice.env import LadyAliceEnv
 
 raw_env = LadyAliceEnv
@@ -126,8 +127,8 @@ env = env_factory(raw_env)
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 #: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
-#: count): each a keyword dict.
-VARIANTS: list[dict[str, Any]] = [{"no_notes": True}, {"reward": "score", "max_rounds": 3, "start_seat": 1}]
+#: count): the game's declaration's (:data:`parlour.envs.lady_alice.GAME`).
+VARIANTS: list[dict[str, Any]] = [dict(v) for v in GAME.variants]
 
 
 __all__ = ["VARIANTS", "env", "raw_env"]

@@ -97,6 +97,7 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.envs.core import document, env_factory
+from parlour.envs.six_suspects import GAME
 from parlour.envs.six_suspects.env import SixSuspectsEnv
 
 raw_env = SixSuspectsEnv
@@ -104,12 +105,8 @@ env = env_factory(raw_env)
 __doc__ = document(__doc__, raw_env)  # the observation table, generated from the layout
 
 #: Rule variants that the conformance tests and golden traces play beside the defaults (at the default player
-#: count): each a keyword dict.
-VARIANTS: list[dict[str, Any]] = [
-    {"num_games": 3},
-    {"reward": "expected", "start_seat": 2},
-    {"reward": "win", "num_games": 2},
-]
+#: count): the game's declaration's (:data:`parlour.envs.six_suspects.GAME`).
+VARIANTS: list[dict[str, Any]] = [dict(v) for v in GAME.variants]
 
 
 __all__ = ["VARIANTS", "env", "raw_env"]

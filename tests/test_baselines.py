@@ -222,12 +222,12 @@ def test_every_game_declares_its_bots_beside_them() -> None:
         B.GAME_SPECS["six_suspects"].bots = ()  # type: ignore[misc]  # frozen
 
 
-def test_an_analysis_a_game_declares_is_a_module_with_a_table_and_its_format() -> None:
-    import parlour.baselines as B
-    from parlour.training.analyses import analysis, offering
+def test_an_analysis_registered_for_a_game_is_a_module_with_a_table_and_its_format() -> None:
+    from parlour.envs import GAMES
+    from parlour.training.analyses import ANALYSES, analysis, offering
 
-    found = {name: a for name, g in B.GAME_SPECS.items() for a in g.analyses.values()}
-    assert found == {"lady_alice": "parlour.training.analyses.lady_alice_accusations"}
+    assert set(ANALYSES) <= set(GAMES)  # keyed by the games' declarations
+    assert ANALYSES == {"lady_alice": {"accusations": "parlour.training.analyses.lady_alice_accusations"}}
     assert offering("accusations") == ["lady_alice_v0", "lady_alice_v1", "lady_alice_v2"]
     module = analysis("lady_alice_v1", "accusations")
     assert callable(module.table) and callable(module.format_table)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from parlour.envs import ENVIRONMENTS
+from parlour.envs import ENVIRONMENTS, game_of
+from parlour.envs.declaration import version_of
 from parlour.training.cli import main
 
 
@@ -96,7 +97,7 @@ def test_version_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for name in ENVIRONMENTS:
-        assert f"{name}  (version {name.rsplit('_v', 1)[1]};" in out
+        assert f"{name}  (version {version_of(game_of(name), name).number};" in out
     assert (
         "  bots: random, six_suspects_heuristic, six_suspects_expert, six_suspects_oracle, six_suspects_readout, search"
         in out

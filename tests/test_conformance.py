@@ -1,5 +1,5 @@
 """What every Parlour env promises, checked for every registered env, player count and declared variant (the cases
-of ``parlour.envs.golden.cases``: every player count with default rules, then the variants the env module declares).
+of ``parlour.envs.golden.cases``: every player count with default rules, then the variants the game declares).
 
 PettingZoo's own API and seed tests, the hidden-information audit, the seeded fuzz of invariants, record replay,
 copies, the generated docs, and that scripted bots see only what their seat sees. A new game is covered by being

@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from parlour.envs import ENVIRONMENTS, make
+from parlour.envs import ENVIRONMENTS, GAMES, game_of, make
 
-RULES = [f"parlour.envs.{name.rsplit('_v', 1)[0]}.rules" for name in sorted(ENVIRONMENTS)]
+RULES = [f"parlour.envs.{game}.rules" for game in sorted(GAMES)]
 
 
 def test_pure_rules_import_no_rl_library() -> None:
@@ -53,7 +53,7 @@ def test_a_finished_game_says_whether_it_was_truncated_and_who_won(name: str) ->
 def test_phases_are_one_enum_named_and_encoded_whole(name: str) -> None:
     import importlib
 
-    rules = importlib.import_module(f"parlour.envs.{name.rsplit('_v', 1)[0]}.rules")
+    rules = importlib.import_module(f"parlour.envs.{game_of(name).name}.rules")
     phases = list(rules.Phase)
     assert [int(p) for p in phases] == list(range(len(phases))) and len(rules.PHASE_NAMES) == len(phases)
     assert all(getattr(rules, p.name) == int(p) and type(getattr(rules, p.name)) is int for p in phases)

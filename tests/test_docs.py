@@ -129,12 +129,14 @@ def test_no_readme_or_docs_page_points_outside_the_repository() -> None:
 
 def test_the_jax_page_has_every_core_and_its_batched_bots() -> None:
     pytest.importorskip("jax")
-    from parlour.baselines.jax_bots import GAME_MODULES
+    from parlour.baselines import GAME_SPECS
     from parlour.envs.jax_core import CORES
 
     page = docs.jax_cores_page()
     for env_id, module in CORES.items():
         assert f"`{env_id}`" in page and f"`{module}`" in page
-    for module in GAME_MODULES.values():
-        assert f"### Batched bots (`{module}`)" in page
+    batched = [spec.jax_bots for spec in GAME_SPECS.values() if spec.jax_bots is not None]
+    assert len(batched) == len(GAME_SPECS) == 4
+    for module in batched:
+        assert page.count(f"### Batched bots (`{module}`)") == 1
     assert "What differs structurally" in page  # each core's docstring, not only its name

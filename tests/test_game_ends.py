@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from parlour import envs
 from parlour.envs import ENVIRONMENTS, make
 
 #: Env ids whose scored cap is (still) a truncation: published before the ruling, kept for their policies.
@@ -35,8 +36,8 @@ CAP_SCORES = {"six_suspects": False, "goes_to_eleven": False, "lady_alice": True
 GAMES = 24
 
 
-def game_of(name: str) -> str:
-    return name.rsplit("_v", 1)[0]
+def game_name(name: str) -> str:
+    return envs.game_of(name).name
 
 
 def play(name: str, kwargs: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -70,7 +71,7 @@ def play(name: str, kwargs: dict[str, Any], seed: int) -> dict[str, Any]:
 CASES = [
     (name, kind, kwargs)
     for name in ENVIRONMENTS
-    for kind, kwargs in (("default", {}), ("own cap", OWN_CAP[game_of(name)]), ("driver cap", {"max_turns": 2}))
+    for kind, kwargs in (("default", {}), ("own cap", OWN_CAP[game_name(name)]), ("driver cap", {"max_turns": 2}))
     if not (kind == "own cap" and not kwargs)
 ]
 
@@ -91,7 +92,7 @@ def test_a_scored_end_is_a_termination_and_an_unscored_one_a_truncation(
             # the default reward pays every seat +-1 at a scored end: a truncation pays nothing, a termination pays
             assert end["scored"] == end["terminated"], (name, kwargs, end)
         if end["capped"]:
-            assert end["scored"] == CAP_SCORES[game_of(name)]
+            assert end["scored"] == CAP_SCORES[game_name(name)]
     if kind == "own cap":
         assert any(e["capped"] for e in ends), "no game reached the shortened cap: the case checks nothing"
     if kind == "driver cap":

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parlour.envs import ENVIRONMENTS, make
+from parlour.envs import ENVIRONMENTS, game_of, make
+from parlour.envs.declaration import env_ids
 
 pyspiel = pytest.importorskip("pyspiel")
 ps = pytest.importorskip("parlour.envs.interop.openspiel")
@@ -16,10 +17,7 @@ def _tier(name: str, players: int) -> list[pytest.MarkDecorator]:
     suite): each current env at its default count runs by default, every other count and the previous versions of a
     game in the slow tier."""
     env = make(name)
-    latest = max(
-        (n for n in ENVIRONMENTS if n.rsplit("_v", 1)[0] == name.rsplit("_v", 1)[0]),
-        key=lambda n: int(n.rsplit("_v", 1)[1]),
-    )
+    latest = env_ids(game_of(name))[0]  # a game's versions are declared newest first
     return [] if name == latest and players == env.num_players else [pytest.mark.slow]
 
 

@@ -12,8 +12,9 @@ jax = pytest.importorskip("jax")
 
 import jax.numpy as jnp  # noqa: E402
 
+from parlour.baselines import game_spec  # noqa: E402
 from parlour.baselines import make as make_bot  # noqa: E402
-from parlour.baselines.jax_bots import GAME_MODULES, bot, bots  # noqa: E402
+from parlour.baselines.jax_bots import bot, bots  # noqa: E402
 from parlour.envs import ENVIRONMENTS, make  # noqa: E402
 
 
@@ -46,7 +47,7 @@ def scalar_choices(policy: Any, observation: np.ndarray, mask: np.ndarray) -> se
 CASES = [
     (env_id, name, n)
     for env_id in sorted(ENVIRONMENTS)
-    if env_id.rsplit("_v", 1)[0] in GAME_MODULES
+    if (spec := game_spec(env_id)) is not None and spec.jax_bots is not None
     for name in bots(env_id)
     for n in sorted({max(2, make(env_id).min_players), make(env_id).num_players})
 ]

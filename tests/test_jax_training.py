@@ -205,9 +205,10 @@ def test_sb3_trains_on_the_jax_vec_env(tmp_path: Path, jax_tiny: tuple[str, ...]
 
 def _games_with_a_core() -> list[str]:
     """The game folder of each game that has a JAX core (its latest env id's config under ``configs/``)."""
+    from parlour.envs import game_of
     from parlour.envs.jax_core import CORES
 
-    return sorted({env_id.rsplit("_v", 1)[0] for env_id in CORES})
+    return sorted({game_of(env_id).name for env_id in CORES})
 
 
 @pytest.mark.slow

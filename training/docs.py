@@ -251,7 +251,7 @@ def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
 def jax_cores_page() -> str:
     """The site's page of the JAX cores: per game, its core's module docstring (what it supports, what it refuses and
     what differs structurally from the scalar rules) and its batched bots' (which bots, and why not the others)."""
-    from parlour.baselines.jax_bots import GAME_MODULES
+    from parlour.baselines import game_spec
     from parlour.envs.jax_core import CORES
 
     parts = [
@@ -260,14 +260,17 @@ def jax_cores_page() -> str:
         "What each game's batched core expresses, how it differs in structure from the scalar rules, and which bots "
         "play batched beside it. How to use them, the lock-step checks and the measured speed: [JAX](jax.md).\n\n",
     ]
+    shown: set[str] = set()
     for module in dict.fromkeys(CORES.values()):
         doc = importlib.import_module(module).__doc__ or ""
-        envs = ", ".join(f"`{e}`" for e, m in CORES.items() if m == module)
-        game = module.rsplit(".", 1)[1]
+        ids = [e for e, m in CORES.items() if m == module]
+        envs = ", ".join(f"`{e}`" for e in ids)
         parts += [f"## {envs}\n\n", f"`{module}`\n\n", markdown_from_docstring(doc, heading_level=3), "\n"]
-        if game in GAME_MODULES:
-            bots = importlib.import_module(GAME_MODULES[game]).__doc__ or ""
-            parts += [f"### Batched bots (`{GAME_MODULES[game]}`)\n\n", markdown_from_docstring(bots, 4), "\n"]
+        spec = game_spec(ids[0])
+        if spec is not None and spec.jax_bots is not None and spec.name not in shown:  # under the game's newest core
+            shown.add(spec.name)
+            bots = importlib.import_module(spec.jax_bots).__doc__ or ""
+            parts += [f"### Batched bots (`{spec.jax_bots}`)\n\n", markdown_from_docstring(bots, 4), "\n"]
     return "".join(parts)
 
 

@@ -48,23 +48,15 @@ def from_choices(choices: Callable[[jax.Array, jax.Array], jax.Array]) -> JaxBot
     return act
 
 
-#: Game -> the module of its batched bots (each offers ``BOTS``: scalar bot name -> jittable bot).
-GAME_MODULES: dict[str, str] = {
-    "six_suspects": "parlour.baselines.jax_bots.six_suspects",
-    "goes_to_eleven": "parlour.baselines.jax_bots.goes_to_eleven",
-    "elevenses": "parlour.baselines.jax_bots.elevenses",
-    "lady_alice": "parlour.baselines.jax_bots.lady_alice",
-}
-
-
 def bots(env_id: str) -> dict[str, JaxBot]:
-    """Every batched bot that can play ``env_id``, by the scalar bot's name (``random`` for every game)."""
-    from parlour.baselines import game_name
+    """Every batched bot that can play ``env_id``, by the scalar bot's name (``random`` for every game, then those of
+    the module its game's spec names: :attr:`parlour.baselines.spec.GameSpec.jax_bots`)."""
+    from parlour.baselines import game_spec
 
     found: dict[str, JaxBot] = {"random": random_bot}
-    game = game_name(env_id)
-    if game in GAME_MODULES:
-        found.update(importlib.import_module(GAME_MODULES[game]).BOTS)
+    spec = game_spec(env_id)
+    if spec is not None and spec.jax_bots is not None:
+        found.update(importlib.import_module(spec.jax_bots).BOTS)
     return found
 
 

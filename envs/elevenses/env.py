@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
-from parlour.envs.elevenses import rules
+from parlour.envs.elevenses import GAME, rules
 from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, rotated_entries, state_from_source
 
 MAXP = rules.MAX_PLAYERS
@@ -227,12 +227,13 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
     """PettingZoo AEC environment for Elevenses: The Guilty Party (see ``parlour.envs.elevenses_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("elevenses_v0")
-    title = "Elevenses: The Guilty Party"
+    declaration = GAME
+    title = GAME.title
     options_class = rules.Options
-    default_players = rules.DEFAULT_PLAYERS
+    default_players = GAME.default_players
     env_version = 0
-    min_players = rules.MIN_PLAYERS
-    max_players = rules.MAX_PLAYERS
+    min_players = GAME.min_players
+    max_players = GAME.max_players
     num_actions = rules.NUM_ACTIONS
     observation_layout = observation_layout()
     state_layout = state_layout()

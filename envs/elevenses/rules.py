@@ -32,9 +32,11 @@ from typing import Any
 import numpy as np
 
 from parlour.envs.contract import Rules, check_int
+from parlour.envs.elevenses import GAME
 
 # ----------------------------------------------------------------------------------------------- the cards
-MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = 2, 5, 4
+#: The player counts, from the game's declaration (:data:`parlour.envs.elevenses.GAME`).
+MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = GAME.min_players, GAME.max_players, GAME.default_players
 NUMBERS = 11
 NUM_CARDS = MAX_PLAYERS * NUMBERS
 SLOTS = 8  # face-down positions 2–9

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
-from parlour.envs.goes_to_eleven import rules
+from parlour.envs.goes_to_eleven import GAME, rules
 from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, state_from_source
 
 K = rules.NUM_KINDS
@@ -149,11 +149,13 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
     """PettingZoo AEC environment for This Game Goes to Eleven (see ``parlour.envs.goes_to_eleven_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("goes_to_eleven_v0")
-    title = "This Game Goes to Eleven"
+    declaration = GAME
+    title = GAME.title
     options_class = rules.Options
     env_version = 0
-    min_players = rules.MIN_PLAYERS
-    max_players = rules.MAX_PLAYERS
+    default_players = GAME.default_players
+    min_players = GAME.min_players
+    max_players = GAME.max_players
     num_actions = rules.Options().num_actions
     observation_layout = observation_layout()
     state_layout = state_layout()

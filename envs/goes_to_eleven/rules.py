@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from parlour.envs.contract import Rules, check_bool, check_choice, check_int
+from parlour.envs.goes_to_eleven import GAME
 
 # ----------------------------------------------------------------------------------------------- the cards
 NUM_NUMBERS = 9
@@ -38,7 +39,8 @@ DEFAULT_DECK = (7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6)
 HAND_SIZE = 3
 #: The most cards of one kind a ``deck`` keyword may hold.
 MAX_KIND_COUNT = 99
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
+#: The player counts, from the game's declaration (:data:`parlour.envs.goes_to_eleven.GAME`).
+MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = GAME.min_players, GAME.max_players, GAME.default_players
 #: The most piles on the table at once (ruling, **choice**, keyword ``max_piles``; random play can reach 19).
 #: At the limit no pile may be started, not even by a split; a player then left with no legal play may put a
 #: number card on a pile whose top card is the same number.
@@ -117,7 +119,7 @@ _BLOCK = [bytes((b >> k) & 1 for k in range(NUM_KINDS)) for b in range(1 << NUM_
 class Options:
     """The rule keywords of This Game Goes to Eleven (all validated)."""
 
-    num_players: int = 4
+    num_players: int = DEFAULT_PLAYERS
     #: Cards of each kind (1–9, Eleven, Quiet!): replaces the deck composition.
     deck: tuple[int, ...] = DEFAULT_DECK
     max_piles: int = DEFAULT_MAX_PILES

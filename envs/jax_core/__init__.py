@@ -27,15 +27,16 @@ import importlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-#: Env id -> the module of its JAX core.
-CORES: dict[str, str] = {
-    "six_suspects_v0": "parlour.envs.jax_core.six_suspects",
-    "goes_to_eleven_v0": "parlour.envs.jax_core.goes_to_eleven",
-    "elevenses_v0": "parlour.envs.jax_core.elevenses",
-    "lady_alice_v2": "parlour.envs.jax_core.lady_alice",
-    "lady_alice_v1": "parlour.envs.jax_core.lady_alice_v1",
-    "lady_alice_v0": "parlour.envs.jax_core.lady_alice_v0",
-}
+
+def _cores() -> dict[str, str]:
+    from parlour.envs import GAMES
+    from parlour.envs.declaration import env_id
+
+    return {env_id(g, v): v.core for g in GAMES.values() for v in g.versions if v.core is not None}
+
+
+#: Env id -> the module of its JAX core: each game's declaration names its versions' (``Version.core``).
+CORES: dict[str, str] = _cores()
 
 
 class Core(NamedTuple):
@@ -126,8 +127,8 @@ def make_core(env_id: str, num_players: int | None = None, **options: Any) -> Co
     """The JAX core of ``env_id`` for ``num_players`` (default: the scalar env's) and rule keywords ``options``."""
     mod = module(env_id)
     if num_players is None:
-        from parlour.envs import make
+        from parlour.envs import game_of
 
-        num_players = make(env_id).num_players
+        num_players = game_of(env_id).default_players
     core: Core = mod.make_core(num_players, **options)
     return core

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
-from parlour.envs.lady_alice import rules
+from parlour.envs.lady_alice import GAME, rules
 from parlour.envs.layout import (
     Field,
     Layout,
@@ -169,13 +169,14 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
     """PettingZoo AEC environment for Lady Alice (see ``parlour.envs.lady_alice_v2``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v2")
-    title = "Lady Alice"
+    declaration = GAME
+    title = GAME.title
     options_class = rules.Options
-    default_players = rules.DEFAULT_PLAYERS
+    default_players = GAME.default_players
     env_version = 2
     cap_scores = rules.CAP_SCORES
-    min_players = rules.MIN_PLAYERS
-    max_players = rules.MAX_PLAYERS
+    min_players = GAME.min_players
+    max_players = GAME.max_players
     num_actions = rules.NUM_ACTIONS
     observation_layout = observation_layout()
     state_layout = state_layout()
@@ -560,7 +561,7 @@ class LadyAliceV1Env(LadyAliceEnv):
     game, ends it as a truncation."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v1")
-    title = "Lady Alice (v1: the scored round cap is a truncation)"
+    title = f"{GAME.title} (v1: the scored round cap is a truncation)"
     env_version = 1
     scored_cap_terminates = False
 
@@ -569,6 +570,6 @@ class LadyAliceV0Env(LadyAliceV1Env):
     """``lady_alice_v0``: the first version (see ``parlour.envs.lady_alice_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("lady_alice_v0")
-    title = "Lady Alice (v0: zero-smile accusations cover nothing)"
+    title = f"{GAME.title} (v0: zero-smile accusations cover nothing)"
     options_class = OptionsV0
     env_version = 0

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from parlour.envs.contract import Rules, check_bool, check_choice, check_int
+from parlour.envs.lady_alice import GAME
 
 # ----------------------------------------------------------------------------------------------- the clues
 NUM_CATEGORIES = 4
@@ -49,7 +50,8 @@ CLUE_NAMES: tuple[tuple[str, ...], ...] = (
     ("5 p.m.", "7:00", *(f"Time {i}" for i in range(3, 9))),
     ("compass", *(f"Object {i}" for i in range(2, 9))),
 )
-MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = 3, 5, 4
+#: The player counts, from the game's declaration (:data:`parlour.envs.lady_alice.GAME`).
+MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = GAME.min_players, GAME.max_players, GAME.default_players
 #: Each player's Deduction counters: three each of the values 0, 1, 2.
 COUNTER_VALUES = (0, 1, 2)
 COUNTERS_PER_VALUE = 3

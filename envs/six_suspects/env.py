@@ -11,13 +11,13 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, relative_rows, state_from_source
-from parlour.envs.six_suspects import rules
+from parlour.envs.six_suspects import GAME, rules
 
 #: The source vector's marker keys (:class:`~parlour.envs.layout.Source`): one-hot fields that move as the game does.
 #: Small ints, the cheapest dict keys on this hot path; a seat's last peek is ``MARK_LAST_PEEK + seat``.
 MARK_PHASE, MARK_TO_ACT, MARK_ANNOUNCER, MARK_LAST_PEEK = 0, 1, 2, 3
 
-MAX_PLAYERS = 8
+MAX_PLAYERS = GAME.max_players
 P = rules.NUM_POSITIONS
 
 OBSERVATION_LAYOUT = Layout(
@@ -135,11 +135,13 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
     """PettingZoo AEC environment for 6 Suspects (see ``parlour.envs.six_suspects_v0``)."""
 
     metadata: ClassVar[dict[str, Any]] = env_metadata("six_suspects_v0")
-    title = "6 Suspects"
+    declaration = GAME
+    title = GAME.title
     options_class = rules.Options
     env_version = 0
-    min_players = 2
-    max_players = MAX_PLAYERS
+    default_players = GAME.default_players
+    min_players = GAME.min_players
+    max_players = GAME.max_players
     num_actions = rules.NUM_ACTIONS
     observation_layout = OBSERVATION_LAYOUT
     state_layout = STATE_LAYOUT

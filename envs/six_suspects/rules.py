@@ -24,6 +24,10 @@ from typing import Any
 import numpy as np
 
 from parlour.envs.contract import Rules, check_bool, check_choice, check_int, copy_generator
+from parlour.envs.six_suspects import GAME
+
+#: The player counts, from the game's declaration (:data:`parlour.envs.six_suspects.GAME`).
+MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = GAME.min_players, GAME.max_players, GAME.default_players
 
 # ----------------------------------------------------------------------------------------------- the cards
 #: Suspects, left to right. Only Albert, Denise and Francine are named in the rulebook (ruling: placeholders).
@@ -273,7 +277,7 @@ def _value_halves(card: int, plain_values: tuple[int, ...]) -> int:
 class Options:
     """The rule keywords of 6 Suspects (all validated)."""
 
-    num_players: int = 4
+    num_players: int = DEFAULT_PLAYERS
     #: The rulebook's "three games in a row": games per episode (default one game).
     num_games: int = 1
     #: With ``num_games > 1``, extra games played while the top match score is tied (rulebook: "play one more
@@ -292,7 +296,7 @@ class Options:
 
     def __post_init__(self) -> None:
 
-        check_int("six_suspects: num_players", self.num_players, 2, 8)
+        check_int("six_suspects: num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         check_int("six_suspects: num_games", self.num_games, 1, 100)
         check_int("six_suspects: max_tiebreak_games", self.max_tiebreak_games, 0, 100)
         check_int(
