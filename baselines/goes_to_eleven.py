@@ -33,7 +33,8 @@ K = rules.NUM_KINDS
 
 
 @cache
-def _piles_for_size(size: int) -> int:
+def piles_for_size(size: int) -> int:
+    """The ``max_piles`` keyword of an observation of ``size`` values (the batched bots read it too)."""
     return keyword_for_size(observation_layout, size, range(1, rules.MAX_PILES_LIMIT + 1), GAMES[0])
 
 
@@ -78,7 +79,7 @@ def _counts(fractions: np.ndarray, scale: float | np.ndarray) -> list[int]:
 
 
 def decode(observation: np.ndarray) -> View:
-    mp = _piles_for_size(len(observation))
+    mp = piles_for_size(len(observation))
     d = observation_layout(mp).decode(observation)
     n = int(d["num_players"].argmax()) + 2
     deck = _counts(d["deck"], rules.MAX_KIND_COUNT)

@@ -32,7 +32,8 @@ C, K, P = rules.NUM_CLUES, rules.NUM_CATEGORIES, rules.PER_CATEGORY
 
 
 @cache
-def _rounds_for_size(size: int) -> int:
+def rounds_for_size(size: int) -> int:
+    """The ``max_rounds`` keyword of an observation of ``size`` values (the batched bots read it too)."""
     return keyword_for_size(observation_layout, size, range(1, 1001), GAMES[0])
 
 
@@ -64,7 +65,7 @@ class View:
 
 
 def decode(observation: np.ndarray) -> View:
-    lay = observation_layout(_rounds_for_size(len(observation)))
+    lay = observation_layout(rounds_for_size(len(observation)))
 
     def field(name: str) -> np.ndarray:  # a view, not a copy: bots call this for every decision
         return observation[lay.slices[name]].reshape(lay.by_name[name].shape)

@@ -19,7 +19,7 @@ from functools import cache
 import jax
 import jax.numpy as jnp
 
-from parlour.baselines.goes_to_eleven import GoesToElevenHeuristic, _piles_for_size
+from parlour.baselines.goes_to_eleven import GoesToElevenHeuristic, piles_for_size
 from parlour.baselines.jax_bots import JaxBot, best, from_choices
 from parlour.envs.goes_to_eleven import rules
 from parlour.envs.goes_to_eleven.env import observation_layout
@@ -32,7 +32,7 @@ MAXP = rules.MAX_PLAYERS
 @cache
 def _layout(size: int) -> tuple[int, Layout]:
     """``max_piles`` and the observation layout of an observation of ``size`` entries."""
-    mp = _piles_for_size(size)
+    mp = piles_for_size(size)
     return mp, observation_layout(mp)
 
 

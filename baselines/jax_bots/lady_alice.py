@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 
 from parlour.baselines.jax_bots import JaxBot, best, from_choices
-from parlour.baselines.lady_alice import LadyAliceHeuristic, _rounds_for_size, value_scores
+from parlour.baselines.lady_alice import LadyAliceHeuristic, rounds_for_size, value_scores
 from parlour.envs.lady_alice import rules
 from parlour.envs.lady_alice.env import observation_layout
 
@@ -39,7 +39,7 @@ assert LadyAliceHeuristic.name == "lady_alice_heuristic"
 def heuristic_choices(observation: jax.Array, action_mask: jax.Array) -> jax.Array:
     """The actions ``lady_alice_heuristic`` chooses among (see the scalar
     :class:`parlour.baselines.lady_alice.LadyAliceHeuristic`)."""
-    lay = observation_layout(_rounds_for_size(observation.shape[0]))  # static: the observation's size
+    lay = observation_layout(rounds_for_size(observation.shape[0]))  # static: the observation's size
 
     def field(name: str) -> jax.Array:
         return observation[lay.slices[name]].reshape(lay.by_name[name].shape)

@@ -209,7 +209,9 @@ def state_layout() -> Layout:
     )
 
 
-def _gather_index(observer: int, n: int) -> np.ndarray:
+def observation_gather(observer: int, n: int) -> np.ndarray:
+    """For each observation entry of ``observer`` at a table of ``n``, the source entry it is read from (the JAX core
+    gathers the same)."""
     src, obs = source_layout(), observation_layout()
     special = {"num_players": one_hot_entries(src, 4, n - rules.MIN_PLAYERS)}
     for name, axes in _SEAT_AXES.items():
@@ -242,7 +244,7 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
 
     def _setup(self) -> None:
         n = self.num_players
-        self._use_source(source_layout(), [_gather_index(o, n) for o in range(n)])
+        self._use_source(source_layout(), [observation_gather(o, n) for o in range(n)])
         lay, at = self.src.layout, self.src.at
         self._turn_base = tuple(at[name] for name in _GROUPS["turn"])
         # Each group's fields lie one after another in the source (``source_layout`` lays them out so).

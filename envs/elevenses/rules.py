@@ -484,9 +484,9 @@ class ElevensesState(Rules):
 
     # -------------------------------------------------------------------------------------- apply
     def play(self, action: int) -> list[float] | None:
-        return _HANDLERS[self.phase](self, action)
+        return HANDLERS[self.phase](self, action)
 
-    # One handler per phase (``_HANDLERS``): ``action`` for the seat to decide, ``self.current``.
+    # One handler per phase (``HANDLERS``): ``action`` for the seat to decide, ``self.current``.
     def _on_turn(self, action: int) -> list[float] | None:
         if action == REARRANGE:
             self.phase = REARRANGE_CARD
@@ -788,8 +788,8 @@ class ElevensesState(Rules):
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}
 
 
-#: The handler of each phase, indexed by :class:`Phase`.
-_HANDLERS: tuple[Callable[[ElevensesState, int], list[float] | None], ...] = tuple(
+#: The handler of each phase, indexed by :class:`Phase` (public: the JAX core follows the same dispatch).
+HANDLERS: tuple[Callable[[ElevensesState, int], list[float] | None], ...] = tuple(
     {
         TURN: ElevensesState._on_turn,
         REARRANGE_CARD: ElevensesState._on_rearrange_card,

@@ -131,7 +131,7 @@ def source_layout(max_piles: int) -> Layout:
     )
 
 
-def _gather_index(max_piles: int, observer: int, n: int) -> np.ndarray:
+def observation_gather(max_piles: int, observer: int, n: int) -> np.ndarray:
     """For each observation entry of ``observer``, the source entry it is read from."""
     src = source_layout(max_piles)
     return gather_index(
@@ -178,7 +178,7 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
         self._third = 1.0 / rules.HAND_SIZE
         self._give_base = rules.give_base(mp)
         self._quiet = rules.quiet_action(mp)
-        self._use_source(source_layout(mp), [_gather_index(mp, o, n) for o in range(n)])
+        self._use_source(source_layout(mp), [observation_gather(mp, o, n) for o in range(n)])
         at = self.src.at
         self._i_hands, self._i_played, self._i_draw, self._i_hand_size = (
             at["hands"],

@@ -14,7 +14,7 @@ What differs structurally from the scalar implementation:
   cube left. The passers are a mask: the next to choose is the next passer clockwise from the turn player, and a
   passed card goes to the next passer in the passing direction (a seat with nothing to pass is skipped).
 - **One step, one dispatch.** ``step`` is a ``jax.lax.switch`` over the sub-phase handlers (one small pure function
-  each, as in the scalar ``_HANDLERS``). A handler answers with a small :class:`Delta` rather than a new state: the
+  each, as in the scalar ``HANDLERS``). A handler answers with a small :class:`Delta` rather than a new state: the
   small fields' new values, the cubes, Guilt-card and knowledge changes of the deciding seat, the cards it moves (at
   most five at once: passing) and what follows -- the special action, the end of the turn, the end of the game, the
   arrest. The answer is applied once, and the stages that follow run as pure functions on every table, kept where
@@ -221,10 +221,10 @@ _EFFECT_PHASE = np.array(
     ],
     np.int32,
 )
-#: The scalar handler of each phase, by name (``rules._HANDLERS``; Ham Sandwiches and Cakes share theirs): the core's
+#: The scalar handler of each phase, by name (``rules.HANDLERS``; Ham Sandwiches and Cakes share theirs): the core's
 #: switch has one branch per distinct handler, in the order they first appear, and each phase's branch is derived.
-_HANDLER_NAMES = tuple(dict.fromkeys(h.__name__ for h in rules._HANDLERS))
-_HANDLER_OF = np.array([_HANDLER_NAMES.index(h.__name__) for h in rules._HANDLERS], np.int32)
+_HANDLER_NAMES = tuple(dict.fromkeys(h.__name__ for h in rules.HANDLERS))
+_HANDLER_OF = np.array([_HANDLER_NAMES.index(h.__name__) for h in rules.HANDLERS], np.int32)
 
 
 def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None = None, **options: Any) -> Core:
@@ -636,7 +636,7 @@ def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None
         on_over,
     )
     # the core's branch of each scalar handler (``on_x`` for ``_on_x``): a renamed or reordered handler fails here
-    assert tuple(f"_{h.__name__}" for h in branches) == _HANDLER_NAMES, "the handlers differ from rules._HANDLERS"
+    assert tuple(f"_{h.__name__}" for h in branches) == _HANDLER_NAMES, "the handlers differ from rules.HANDLERS"
     handlers: list[Handler] = [uniform(h) for h in branches]
 
     def apply(st: State, d: Delta) -> State:

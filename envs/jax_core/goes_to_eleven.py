@@ -47,7 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from parlour.envs.goes_to_eleven import rules
-from parlour.envs.goes_to_eleven.env import VALUES, _gather_index, source_layout, state_layout
+from parlour.envs.goes_to_eleven.env import VALUES, observation_gather, source_layout, state_layout
 from parlour.envs.jax_core import Core, pad_rows, unless_finished
 from parlour.envs.layout import state_from_source
 
@@ -147,7 +147,7 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
 
     # The observation: the public source fields, then the observer's own hand (rewritten from the env's index).
     src = source_layout(mp)
-    full = np.stack([_gather_index(mp, o, n) for o in range(n)]).astype(np.int64)
+    full = np.stack([observation_gather(mp, o, n) for o in range(n)]).astype(np.int64)
     own = _own_block(full, src)
     plan, varying = _plan(own)
     var_index = jnp.asarray(varying.astype(np.int32))

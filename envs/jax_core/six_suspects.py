@@ -35,7 +35,7 @@ import numpy as np
 from parlour.envs.jax_core import Core, pad_rows, unless_finished
 from parlour.envs.layout import state_from_source
 from parlour.envs.six_suspects import rules
-from parlour.envs.six_suspects.env import MAX_PLAYERS, SOURCE_LAYOUT, STATE_LAYOUT, _gather_index
+from parlour.envs.six_suspects.env import MAX_PLAYERS, SOURCE_LAYOUT, STATE_LAYOUT, observation_gather
 
 ENV_ID = "six_suspects_v0"
 P = rules.NUM_POSITIONS
@@ -115,7 +115,7 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
     cap = opts.table_announcement_turns
     turn_scale = _scaled(cap + 2, 1.0 / (cap + 1))  # a seat takes at most cap + 1 turns in a game
     game_scale = _scaled(opts.max_games + 1, 1.0 / opts.max_games)
-    full = np.stack([_gather_index(o, n) for o in range(n)]).astype(np.int32)
+    full = np.stack([observation_gather(o, n) for o in range(n)]).astype(np.int32)
     gather = jnp.asarray(_own_blocks(full))
     # The state vector: each entry copied from a source entry (the index of ``zero`` where the core fills it).
     copied = state_from_source(

@@ -146,7 +146,7 @@ def state_layout(max_rounds: int = rules.DEFAULT_MAX_ROUNDS) -> Layout:
     )
 
 
-def _gather_index(max_rounds: int, observer: int, n: int) -> np.ndarray:
+def observation_gather(max_rounds: int, observer: int, n: int) -> np.ndarray:
     """The source entries of ``observer``'s observation up to the public block (which is copied as a whole)."""
     src, obs = source_layout(max_rounds), observation_layout(max_rounds)
     head = Layout(tuple(f for f in obs.fields[: [f.name for f in obs.fields].index(FIRST_PUBLIC)]))
@@ -191,7 +191,7 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
 
     def _setup(self) -> None:
         n = self.num_players
-        self._use_source(source_layout(self.max_rounds), [_gather_index(self.max_rounds, o, n) for o in range(n)])
+        self._use_source(source_layout(self.max_rounds), [observation_gather(self.max_rounds, o, n) for o in range(n)])
         # The observation's public block lies in the same order at the end of the source: one slice copy.
         first = self.src.layout[FIRST_PUBLIC].start
         self._public_block = slice(first, self.src.layout.size)

@@ -113,7 +113,7 @@ SOURCE_LAYOUT = Layout(
 )
 
 
-def _gather_index(observer: int, n: int) -> np.ndarray:
+def observation_gather(observer: int, n: int) -> np.ndarray:
     """For each observation entry of ``observer``, the source entry it is read from."""
     src = SOURCE_LAYOUT
     table = relative_rows(src, "announcer", MAX_PLAYERS, observer, n)
@@ -152,7 +152,7 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
         n = self.num_players
         self._turn_scale = 1.0 / (self.rules_options.table_announcement_turns + 1)
         self._game_scale = 1.0 / self.rules_options.max_games
-        self._use_source(SOURCE_LAYOUT, [_gather_index(o, n) for o in range(n)])
+        self._use_source(SOURCE_LAYOUT, [observation_gather(o, n) for o in range(n)])
         at = self.src.at
         self._i_peeks, self._i_last, self._i_turns, self._i_act = (
             at["peek_counts"],
