@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,6 +87,38 @@ def test_bench_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "| six_suspects_v0 | 3 | env() |" in out and "| six_suspects_v0 | 3 | rules |" in out
     assert "leduc_holdem_v4" in out
+
+
+def test_bench_observer_sets_the_incremental_observations_beside_writing_each_from_scratch(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from parlour.envs import make
+    from parlour.training import bench
+
+    assert main(["bench", "--observer", "goes_to_eleven_v0", "lady_alice_v2", "--seconds", "0.06"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| goes_to_eleven_v0 | 4 |")]
+    assert len(rows) == 1 and rows[0].endswith("% |") and "| lady_alice_v2 | 4 |" in out
+    # the from-scratch env keeps no incremental source: its source stays as the reset wrote it
+    env = bench.from_scratch(make("goes_to_eleven_v0"))
+    env.reset(seed=1)
+    dealt = env.unwrapped.src.vector.copy()
+    for _ in range(5):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert np.array_equal(env.unwrapped.src.vector, dealt)
+    # ... and its observations are still the shipped env's (else the bench would compare different work)
+    assert bench._same_observations("goes_to_eleven_v0", {}) > 0
+
+    def blank(self: Any, seat: int) -> np.ndarray:  # a from-scratch writer that got it wrong
+        return np.zeros(self.observation_space(self.possible_agents[seat])["observation"].shape, np.float32)
+
+    monkeypatch.setattr(type(make("goes_to_eleven_v0").unwrapped), "_reference_observation", blank)
+    with pytest.raises(RuntimeError, match="goes_to_eleven_v0: the from-scratch observation differs at step 0"):
+        bench._same_observations("goes_to_eleven_v0", {})
+    assert main(["bench", "--observer", "--jax"]) == 2
+    assert "--jax and --observer are different benches: give one of them" in capsys.readouterr().err
 
 
 def test_version_and_list(capsys: pytest.CaptureFixture[str]) -> None:

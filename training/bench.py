@@ -19,7 +19,7 @@ import numpy as np
 
 from parlour.envs import ENVIRONMENTS, make
 from parlour.envs.contract import Rules
-from parlour.envs.core import ParlourEnv
+from parlour.envs.core import GameEnv, ParlourEnv
 from parlour.envs.layout import Field, Layout
 
 _UNIFORM = np.random.default_rng(12345).random(1 << 16)
@@ -163,6 +163,71 @@ def run_bench(games: list[str] | None, num_players: int | None, seconds: float) 
     for r in rows:
         r["x_leduc"] = None if not leduc or "missing" in r else r["steps_per_s"] / leduc
     return rows
+
+
+def from_scratch(env: Any) -> Any:
+    """``env`` with its incremental encoding switched off: each action is applied to the rules alone, and every
+    observation is written from the rules state by the game's from-scratch writer (``_reference_observation``, the
+    reference the fuzz holds the incremental encoding to). For measuring what the incremental path saves."""
+    cls = type(env.unwrapped)
+
+    class FromScratch(cls):  # type: ignore[valid-type,misc]
+        def _apply(self, action: int) -> Any:
+            return GameEnv._apply(self, action)
+
+        def _incremental_observation(self, seat: int) -> np.ndarray:
+            return self._reference_observation(seat)
+
+    FromScratch.__name__ = FromScratch.__qualname__ = f"{cls.__name__}FromScratch"
+    env.unwrapped.__class__ = FromScratch
+    return env
+
+
+def _same_observations(name: str, kwargs: dict[str, Any], seed: int = 0) -> int:
+    """Plays one game in ``name`` as shipped and :func:`from_scratch` side by side; raises if any observation differs
+    (the two paths must do the same work), returns the steps played."""
+    a, b = make(name, **kwargs), from_scratch(make(name, **kwargs))
+    a.reset(seed=seed)
+    b.reset(seed=seed)
+    rng, steps = np.random.default_rng(seed), 0
+    for _ in a.agent_iter():
+        obs, _, term, trunc, _ = a.last()
+        if not np.array_equal(obs["observation"], b.last()[0]["observation"]):
+            raise RuntimeError(f"{name}: the from-scratch observation differs at step {steps}")
+        action = None if term or trunc else int(rng.choice(obs["action_mask"].nonzero()[0]))
+        a.step(action)
+        b.step(action)
+        steps += 1
+    return steps
+
+
+def run_observer_bench(games: list[str] | None, num_players: int | None, seconds: float) -> list[dict[str, Any]]:
+    """Steps/s through the AEC API of each env as shipped (incremental observations) and :func:`from_scratch`, the
+    windows taken in turns (best of three each), after checking that both give the same observations."""
+    rows = []
+    for name in games or list(ENVIRONMENTS):
+        kwargs = {} if num_players is None else {"num_players": num_players}
+        _same_observations(name, kwargs)
+        envs = {"incremental": make(name, **kwargs), "from_scratch": from_scratch(make(name, **kwargs))}
+        best = dict.fromkeys(envs, 0.0)
+        for _ in range(3):
+            for kind, env in envs.items():
+                best[kind] = max(best[kind], aec_steps_per_second(env, seconds / 3))
+        rows.append({"env": name, "players": envs["incremental"].num_players, **best})
+    return rows
+
+
+def format_observer_bench(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| env | players | incremental steps/s | from scratch steps/s | cost of writing each observation from scratch |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        cost = 1 - r["from_scratch"] / r["incremental"]
+        lines.append(
+            f"| {r['env']} | {r['players']} | {r['incremental']:,.0f} | {r['from_scratch']:,.0f} | {cost:.0%} |"
+        )
+    return "\n".join(lines)
 
 
 #: Why the leduc column can be empty, and how to fill it.

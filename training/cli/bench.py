@@ -57,6 +57,11 @@ def add_parser(sub: Subparsers) -> None:
         "Pgx's leduc_holdem",
     )
     b.add_argument("--batch", default="1,64,1024,4096", help="with --jax: batch sizes (default 1,64,1024,4096)")
+    b.add_argument(
+        "--observer",
+        action="store_true",
+        help="instead: steps/s of each env with its incremental observations beside writing each from scratch",
+    )
     b.add_argument("--games", default="20", help="with --eval-workers: deals per matchup (default 20)")
     b.add_argument("--ray-address", default="", help="with --eval-workers: Ray cluster to join (default: local)")
     b.add_argument("--beside", default="1", help="with --train: busy processes beside (default 1)")
@@ -136,6 +141,11 @@ def run(args: argparse.Namespace) -> int:
     except BenchError as exc:
         print(f"parlour bench: {exc}", file=sys.stderr)
         return 2
+    modes = [f for f, on in (("--train", args.train), ("--eval-workers", args.eval_workers), ("--jax", args.jax),
+                             ("--observer", args.observer)) if on]  # fmt: skip
+    if len(modes) > 1:
+        print(f"parlour bench: {' and '.join(modes)} are different benches: give one of them", file=sys.stderr)
+        return 2
     if args.train and args.profile:
         return _profile_bench(args)
     if args.train:
@@ -144,9 +154,12 @@ def run(args: argparse.Namespace) -> int:
         return _eval_bench(args)
     if args.jax:
         return _jax_bench(args)
-    from parlour.training.bench import format_bench, run_bench
+    from parlour.training.bench import format_bench, format_observer_bench, run_bench, run_observer_bench
 
     try:
+        if args.observer:
+            print(format_observer_bench(run_observer_bench(chosen_envs(args), args.players, args.seconds)))
+            return 0
         rows = run_bench(chosen_envs(args), args.players, args.seconds)
     except ValueError as exc:  # a --players the game does not seat
         print(f"parlour bench: {exc}", file=sys.stderr)
