@@ -21,7 +21,7 @@ from parlour.envs.fileio import FolderLock  # noqa: E402
 from parlour.training import baselines_table, exploit, rl_track  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
 from parlour.training.config import load_config  # noqa: E402
-from parlour.training.train import RUN_MARKER, RunError  # noqa: E402
+from parlour.training.run import RUN_MARKER, RunError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = "six_suspects_v0"

@@ -17,7 +17,8 @@ from safetensors.numpy import load_file  # noqa: E402
 
 from parlour.training.config import load_config, to_yaml  # noqa: E402
 from parlour.training.initial_point import add_initial_point, initial_point, main  # noqa: E402
-from parlour.training.train import RunError, evaluations, train  # noqa: E402
+from parlour.training.run import RunError, evaluations  # noqa: E402
+from parlour.training.train import train
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "tests" / "data" / "six_suspects_base.yaml"

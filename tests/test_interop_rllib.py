@@ -145,7 +145,8 @@ def test_the_exported_policy_file_acts_as_the_rllib_module_does(ray_local: Any, 
 
 def test_parlour_train_with_rllib_trains_checkpoints_resumes_and_evaluates(ray_local: Any, tmp_path: Path) -> None:
     from parlour.training.config import load_config
-    from parlour.training.train import POLICY_STEM, checkpoint_step, train
+    from parlour.training.run import POLICY_STEM, checkpoint_step
+    from parlour.training.train import train
 
     tiny = ["train.total_timesteps=1200", "train.n_envs=2", "ppo.n_steps=300", "ppo.batch_size=200", "ppo.n_epochs=1",
             "train.checkpoint_every=600", "train.eval_every=600", "eval.games=2", "eval.periodic_games=1",
@@ -175,7 +176,7 @@ def test_sigterm_stops_an_rllib_run_with_a_checkpoint_that_resume_continues(tmp_
     import sys
     import time
 
-    from parlour.training.train import checkpoint_step
+    from parlour.training.run import checkpoint_step
 
     run = tmp_path / "run"
     parlour = Path(sys.executable).parent / "parlour"

@@ -19,7 +19,8 @@ import jax.numpy as jnp  # noqa: E402
 from parlour.baselines.policy_file import PolicyFile, read_spec, read_weights, table_for  # noqa: E402
 from parlour.envs import make  # noqa: E402
 from parlour.training.config import ConfigError, load_config  # noqa: E402
-from parlour.training.train import RunError, train  # noqa: E402
+from parlour.training.run import RunError  # noqa: E402
+from parlour.training.train import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RL = ROOT / "configs" / "six_suspects" / "rl.yaml"

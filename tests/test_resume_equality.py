@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 from safetensors.numpy import load_file  # noqa: E402
 
 from parlour.training.cli import main  # noqa: E402
-from parlour.training.train import checkpoint_step, evaluations  # noqa: E402
+from parlour.training.run import checkpoint_step, evaluations  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parent / "data" / "six_suspects_base.yaml"
 #: 128 steps a rollout (2 envs x 64); checkpoints every other rollout; evaluation points inside rollouts.

@@ -27,10 +27,11 @@ pytest.importorskip("omegaconf")  # the train extra's parts a jax run uses (no t
 pytest.importorskip("matplotlib")
 
 from parlour.training import jax_ppo  # noqa: E402
-from parlour.training import train as train_module  # noqa: E402
+from parlour.training import session as session_module  # noqa: E402
 from parlour.training.checkpoints import read_checkpoint, write_checkpoint  # noqa: E402
 from parlour.training.config import load_config  # noqa: E402
-from parlour.training.train import RunError, TrainingStopped, train  # noqa: E402
+from parlour.training.run import RunError, TrainingStopped  # noqa: E402
+from parlour.training.train import train  # noqa: E402
 
 RL = Path(__file__).resolve().parents[1] / "configs" / "six_suspects" / "rl.yaml"
 #: 1,024 steps in 8 updates of 128 (8 games × 16 steps) at tables of random or heuristic bots; checkpoints at 384 and
@@ -88,7 +89,7 @@ class _Session:
 
             ppo.update = update
 
-        evaluate, save = train_module.periodic_evaluation, jax_ppo._save
+        evaluate, save = session_module.periodic_evaluation, jax_ppo._save
 
         def periodic_evaluation(*args: Any) -> Any:
             session._hit("evaluation")
@@ -100,7 +101,7 @@ class _Session:
 
         with monkeypatch.context() as m:
             m.setattr(jax_ppo.PPO, "__init__", interrupted)
-            m.setattr(train_module, "periodic_evaluation", periodic_evaluation)
+            m.setattr(session_module, "periodic_evaluation", periodic_evaluation)
             m.setattr(jax_ppo, "_save", record_save)
             try:
                 metrics = train(load_config(RL, list(TINY)), run, resume=resume, progress=False, final_eval=False)

@@ -17,8 +17,8 @@ from parlour.training import exploit, rl_track, scenarios  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
 from parlour.training.config import ConfigError, load_config, to_yaml  # noqa: E402
 from parlour.training.learning_curves import area_under_curve  # noqa: E402
+from parlour.training.run import evaluations  # noqa: E402
 from parlour.training.stats import iqm  # noqa: E402
-from parlour.training.train import evaluations  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = "six_suspects_v0"

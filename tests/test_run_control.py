@@ -23,7 +23,7 @@ pytest.importorskip("sb3_contrib")
 
 from parlour.envs.fileio import FolderLock  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
-from parlour.training.train import RUN_MARKER, checkpoint_step, evaluations  # noqa: E402
+from parlour.training.run import RUN_MARKER, checkpoint_step, evaluations  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parent / "data" / "six_suspects_base.yaml"
 #: A run of a few seconds: 128 steps a rollout (2 envs x 64).

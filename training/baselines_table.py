@@ -23,7 +23,7 @@ import json
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -225,31 +225,13 @@ def training_part(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def config_record(cfg: Any) -> dict[str, Any]:
-    record: dict[str, Any] = json.loads(json.dumps(asdict(cfg)))
-    return record
-
-
-def with_defaults(config: dict[str, Any]) -> dict[str, Any] | None:
-    """A stored resolved config with the schema's defaults for keys it lacks (a key added to the schema after the
-    file was written, e.g. ``trainer``, held its default then); ``None`` if it no longer fits the schema."""
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
-
-    from parlour.training.config import TrainConfig
-
-    try:
-        merged = OmegaConf.merge(OmegaConf.structured(TrainConfig), config)
-        return config_record(OmegaConf.to_object(merged))
-    except OmegaConfBaseException:
-        return None
-
-
 def is_current(path: Path, cfg: Any) -> bool:
     """Whether the policy file at ``path`` was trained from ``cfg`` (up to :data:`NOT_TRAINING`; keys the file's
     config lacks count as their defaults)."""
     if not path.is_file():
         return False
+    from parlour.training.config import config_record, with_defaults
+
     trained = with_defaults(read_spec(path).get("training", {}).get("config", {}))
     return trained is not None and training_part(trained) == training_part(config_record(cfg))
 
@@ -284,7 +266,7 @@ def reuse(run: Path, cfg: Any) -> Reuse:
     the run trained, or any other difference, is a ``mismatch``. The saved config is read, not validated: comparing
     it must neither import what it names nor refuse a run's own ``file.py:NAME`` opponents."""
     from parlour.training.config import read_config
-    from parlour.training.train import RunError, checkpoint_step, config_changes, is_finished, is_run
+    from parlour.training.run import RunError, checkpoint_step, config_changes, is_finished, is_run
 
     if not is_run(run):
         return Reuse("new")
@@ -312,7 +294,7 @@ def reuse(run: Path, cfg: Any) -> Reuse:
 
 def refuse_mismatch(run: Path, state: Reuse, what: str, remedy: str) -> None:
     """Raise ``RunError`` in one line if ``run`` holds another config's run (``state`` from :func:`reuse`)."""
-    from parlour.training.train import RunError
+    from parlour.training.run import RunError
 
     if state.state == "mismatch":
         raise RunError(
@@ -344,7 +326,7 @@ def _fresh_or_reused(run: Path, cfg: Any, what: str) -> Reuse:
     :func:`parlour.training.train.delete_run`: only a run folder Parlour made, and only while no process holds it)
     and trained afresh. The distilled track retrains rather than refuses: its run folders are the command's working
     copies, never published (what it publishes is the exported policy file, already found stale from its config)."""
-    from parlour.training.train import delete_run
+    from parlour.training.run import delete_run
 
     state = reuse(run, cfg)
     if state.state == "mismatch":
@@ -360,7 +342,7 @@ def _train_seed(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
     """Train one seed in its run folder (resuming one left by an interrupted run of the same config) and export its
     policy file."""
     from parlour.training.config import load_config
-    from parlour.training.train import POLICY_STEM
+    from parlour.training.run import POLICY_STEM
 
     env_name, config_path, seed, root, folder = job
     cfg = load_config(config_path, [f"seed={seed}"])
@@ -408,7 +390,8 @@ def _clone_seed(job: tuple[str, str, int, str, str]) -> None:
     """Behaviour cloning alone for one seed (the same teacher games and epochs as its full run, so the same
     network PPO started from), exported as the game's clone."""
     from parlour.training.config import load_config
-    from parlour.training.train import CLONE_STEM, train
+    from parlour.training.run import CLONE_STEM
+    from parlour.training.train import train
 
     env_name, config_path, seed, root, folder = job
     cfg = load_config(config_path, [f"seed={seed}"])

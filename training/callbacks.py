@@ -17,19 +17,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from parlour.training.config import SELF_PLAY, TrainConfig
 from parlour.training.policies import export_policy, training_record
-from parlour.training.train import (
-    CHECKPOINT_NAME,
-    StopAtBoundary,
-    _snapshot_policy,
-    _Stop,
-    _write_metrics,
-    evaluations,
-    format_evaluation,
-    initial_rng,
-    model_policy,
-    periodic_evaluation,
-    save_resume_checkpoint,
-)
+from parlour.training.run import CHECKPOINT_NAME, Stop, evaluations, write_metrics
+from parlour.training.session import format_evaluation, periodic_evaluation
+from parlour.training.train import StopAtBoundary, _snapshot_policy, initial_rng, model_policy, save_resume_checkpoint
 
 
 class PeriodicCallback(BaseCallback):
@@ -42,7 +32,7 @@ class PeriodicCallback(BaseCallback):
         env_name: str,
         meta: dict[str, Any],
         progress: bool,
-        stop: _Stop,
+        stop: Stop,
         wall_before: float = 0.0,
         resumed: dict[str, Any] | None = None,
     ) -> None:
@@ -120,7 +110,7 @@ class PeriodicCallback(BaseCallback):
             # the time so far beside each checkpoint: a session killed outright (no signal to catch) loses at most
             # the time since its last checkpoint from the run's total, as it loses those steps
             wall = self.wall_before + time.perf_counter() - self._started
-            _write_metrics(self.run, {"timesteps": int(self.num_timesteps), "train_wall_seconds": wall})
+            write_metrics(self.run, {"timesteps": int(self.num_timesteps), "train_wall_seconds": wall})
         self._phase("collecting")
 
     def session_state(self) -> dict[str, Any]:

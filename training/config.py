@@ -9,6 +9,7 @@ same way. ``load_config`` returns a validated, resolved :class:`TrainConfig`; ev
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 import re
@@ -826,3 +827,19 @@ def _check_numbers(cfg: TrainConfig) -> None:
 
 def to_yaml(cfg: TrainConfig) -> str:
     return OmegaConf.to_yaml(OmegaConf.structured(cfg))
+
+
+def config_record(cfg: Any) -> dict[str, Any]:
+    """A config as the plain, JSON-ready dict its stored copies hold (a run's checkpoints, a policy file's record)."""
+    record: dict[str, Any] = json.loads(json.dumps(dataclasses.asdict(cfg)))
+    return record
+
+
+def with_defaults(config: dict[str, Any]) -> dict[str, Any] | None:
+    """A stored resolved config with the schema's defaults for keys it lacks (a key added to the schema after the
+    file was written, e.g. ``trainer``, held its default then); ``None`` if it no longer fits the schema."""
+    try:
+        merged = OmegaConf.merge(OmegaConf.structured(TrainConfig), config)
+        return config_record(OmegaConf.to_object(merged))
+    except OmegaConfBaseException:
+        return None

@@ -190,7 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gpu_run: JAX is not installed: {INSTALL}", file=sys.stderr)
         return 2
     from parlour.training.config import load_config
-    from parlour.training.train import TrainingStopped, train
+    from parlour.training.run import TrainingStopped
+    from parlour.training.train import train
 
     backend, kind = device()
     label = backend_label(backend, kind)
@@ -239,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "overrides": overrides,
             }
             if eval_every:
-                from parlour.training.train import evaluations
+                from parlour.training.run import evaluations
 
                 row["curve"] = evaluations(out / str(n_envs))
             report["rows"].append(row)

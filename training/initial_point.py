@@ -31,15 +31,9 @@ from typing import Any
 
 from parlour.envs.fileio import FolderLock, LockedError, atomic_write
 from parlour.training.config import ConfigError, TrainConfig, check_untrusted, read_config, validate
-from parlour.training.train import (
-    CLONE_STEM,
-    RunError,
-    evaluation_row,
-    evaluations,
-    format_evaluation,
-    initial_rng,
-    model_policy,
-)
+from parlour.training.run import CLONE_STEM, RunError, evaluations
+from parlour.training.session import evaluation_row, format_evaluation
+from parlour.training.train import initial_rng, model_policy
 
 
 def run_config(run: Path, trust: bool = False) -> TrainConfig:

@@ -646,7 +646,7 @@ def _fit(saved: dict[str, Any], template: Any, prefix: str, source: Path) -> Any
     ``source`` and the array."""
     import jax.numpy as jnp
 
-    from parlour.training.train import RunError
+    from parlour.training.run import RunError
 
     expected, treedef = _by_path(template)
     expected = {prefix + name: leaf for name, leaf in expected.items()}
@@ -674,7 +674,7 @@ def _marks(tree: dict[str, Any], steps: int, source: Path) -> dict[str, int]:
     """The cadence saved in a checkpoint: the steps of the last periodic checkpoint and of the last periodic
     evaluation, the multiple of ``train.eval_every`` that evaluation fell past (none of them past the checkpoint's
     step), and ``train.eval_every`` when it was written."""
-    from parlour.training.train import RunError
+    from parlour.training.run import RunError
 
     marks = tree.get("marks")
     if not isinstance(marks, dict):
@@ -692,7 +692,7 @@ def _restore(ppo: PPO, folder: Path, meta: dict[str, Any], seed: int) -> tuple[T
     state this config builds (its shape and dtype)."""
     import jax
 
-    from parlour.training.train import RunError
+    from parlour.training.run import RunError
 
     saved, tree = read_checkpoint(folder)
     check_compatible(saved, meta, str(folder))
@@ -721,7 +721,7 @@ def _restore_earlier(
     equals a run that never stopped; the checkpoint cadence restarts there, the evaluations keep their multiples."""
     import jax
 
-    from parlour.training.train import RunError
+    from parlour.training.run import RunError
 
     tensors = folder / TENSORS_FILE
     params_in, opt_in = tree.get("params"), tree.get("opt_state")
@@ -746,7 +746,7 @@ def _restore_earlier(
 def _keep_evaluations_to(run: Path, last: int) -> None:
     """Drop the periodic evaluations after step ``last`` (the last one the checkpoint resumed from knows of): a
     session killed after its last checkpoint wrote them, and the resumed run evaluates those steps again."""
-    from parlour.training.train import evaluations
+    from parlour.training.run import evaluations
 
     def later(row: Any) -> bool:
         steps = row.get("timesteps") if isinstance(row, dict) else None
@@ -782,21 +782,18 @@ def jax_periodic_evaluation(
 def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
     import jax
 
-    from parlour.training.train import (
+    from parlour.training.run import (
         FINAL_REPORT,
         POLICY_STEM,
+        Stop,
         TrainingStopped,
-        _previous_metrics,
-        _Stop,
-        _wall_before,
-        _write_metrics,
         evaluations,
-        final_evaluation,
-        format_evaluation,
         new_session,
-        periodic_evaluation,
-        plot_learning_curve,
+        previous_metrics,
+        wall_before,
+        write_metrics,
     )
+    from parlour.training.session import final_evaluation, format_evaluation, periodic_evaluation, plot_learning_curve
 
     probe = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
     meta = checkpoint_meta(probe, {"config": json.loads(json.dumps(asdict(cfg))), "trainer": "jax"})
@@ -820,7 +817,7 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
     # nothing from the training state, so the run trains as it would without it.
     written = [r.get("timesteps") for r in evaluations(run) if isinstance(r, dict)]
     initial = bool(every) and steps == 0 and 0 not in written
-    previous = _previous_metrics(run) if session.resume else {}
+    previous = previous_metrics(run) if session.resume else {}
     start = time.perf_counter()
     bar = None
     if session.progress:
@@ -828,7 +825,7 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
 
         bar = tqdm(total=budget.total_timesteps, initial=steps, desc="train (jax)", unit="step", dynamic_ncols=True)
     try:
-        with _Stop() as stop, open(new_session(run) / "progress.csv", "w", newline="") as f:
+        with Stop() as stop, open(new_session(run) / "progress.csv", "w", newline="") as f:
             log = csv.writer(f)
             header = ["time/total_timesteps", "rollout/ep_rew_mean", "train/entropy_loss", "time/time_elapsed"]
             entries = sampling_columns(list(cfg.opponents)) if ppo.prioritised else []
@@ -877,13 +874,13 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
                     marks["checkpoint"] = steps
                     _save(state, run, meta, steps, marks)
                     # the time so far beside each checkpoint (a session killed outright loses only what followed)
-                    so_far = _wall_before(previous) + time.perf_counter() - start
-                    _write_metrics(run, {"timesteps": steps, "train_wall_seconds": so_far})
+                    so_far = wall_before(previous) + time.perf_counter() - start
+                    write_metrics(run, {"timesteps": steps, "train_wall_seconds": so_far})
             wall = time.perf_counter() - start
-            train_wall = _wall_before(previous) + wall
+            train_wall = wall_before(previous) + wall
             _save(state, run, meta, steps, marks)
             if stop.signum is not None:
-                _write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})
+                write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})
                 raise TrainingStopped(
                     stop.signum, f"at step {steps:,} of {budget.total_timesteps:,}; checkpoint saved to {latest}"
                 )
@@ -916,5 +913,5 @@ def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
         "learner_share": None,
         "final_eval": dict(report["policies"]) if report is not None else None,
     }
-    _write_metrics(run, metrics_out)
+    write_metrics(run, metrics_out)
     return {**metrics_out, FINAL_REPORT: report}

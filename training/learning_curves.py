@@ -52,7 +52,7 @@ class Curves:
 
 def read_runs(runs: Sequence[Path], opponent: str) -> Curves:
     """The periodic evaluations against ``opponent`` of several runs (one per seed), on the points they all reached."""
-    from parlour.training.train import evaluations
+    from parlour.training.run import evaluations
 
     per_run = []
     for run in runs:

@@ -145,7 +145,7 @@ def _run_jobs(env_name: str, what: str, work: list[tuple[Any, ...]], root: Path,
 
 def export_runs(env_name: str, rl: RLSpec, root: Path, runs: Path, folder: Path) -> dict[str, list[int]]:
     """Export every finished run's policy; returns the finished seeds per family."""
-    from parlour.training.train import POLICY_STEM
+    from parlour.training.run import POLICY_STEM
 
     done: dict[str, list[int]] = {}
     for family, config in rl.algorithms.items():
@@ -615,7 +615,7 @@ def run_sweep(
     """Train (unless ``train_models`` is false) and score every setting of the game's sweep (``kind="sweep"``) or
     every rung of its ablation (``"ablation"``)."""
     from parlour.training.learning_curves import read_runs, summary
-    from parlour.training.train import evaluations
+    from parlour.training.run import evaluations
 
     assert spec.rl is not None
     rl, sweep = spec.rl, getattr(spec.rl, kind)

@@ -102,7 +102,7 @@ def _save(algo: Any, run: Path, meta: dict[str, Any], steps: int) -> Path:
 
 def _restore(algo: Any, run: Path, meta: dict[str, Any]) -> int:
     """Load :func:`_save`'s checkpoint into ``algo`` (built from the run's config); returns its step."""
-    from parlour.training.train import does_not_fit
+    from parlour.training.run import does_not_fit
 
     folder = run / "checkpoints" / CHECKPOINT_DIR
     saved, state = read_checkpoint(folder)
@@ -126,21 +126,18 @@ def export(algo: Any, path: Path, cfg: TrainConfig, meta: dict[str, Any], record
 def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
     import torch
 
-    from parlour.training.train import (
+    from parlour.training.run import (
         FINAL_REPORT,
         POLICY_STEM,
+        Stop,
         TrainingStopped,
-        _previous_metrics,
-        _Stop,
-        _wall_before,
-        _write_metrics,
         evaluations,
-        final_evaluation,
-        format_evaluation,
         new_session,
-        periodic_evaluation,
-        plot_learning_curve,
+        previous_metrics,
+        wall_before,
+        write_metrics,
     )
+    from parlour.training.session import final_evaluation, format_evaluation, periodic_evaluation, plot_learning_curve
 
     torch.set_num_threads(cfg.train.torch_threads)
     start_ray(cfg.rllib.ray_address)
@@ -152,7 +149,7 @@ def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]
     if session.resume and is_checkpoint(latest):
         steps = _restore(algo, run, meta)
     done_steps = steps
-    previous = _previous_metrics(run) if session.resume else {}
+    previous = previous_metrics(run) if session.resume else {}
     log_dir = new_session(run)
     budget = cfg.train
     marks = {"ckpt": steps, "eval": steps}
@@ -163,7 +160,7 @@ def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]
 
         bar = tqdm(total=budget.total_timesteps, initial=steps, desc="train (rllib)", unit="step", dynamic_ncols=True)
     try:
-        with _Stop() as stop, open(log_dir / "progress.csv", "w", newline="") as f:
+        with Stop() as stop, open(log_dir / "progress.csv", "w", newline="") as f:
             log = csv.writer(f)
             log.writerow(["time/total_timesteps", "rollout/ep_rew_mean", "time/time_elapsed"])
             while steps < budget.total_timesteps and stop.signum is None:
@@ -183,18 +180,18 @@ def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]
                     marks["ckpt"] = steps
                     _save(algo, run, meta, steps)
                     # the time so far beside each checkpoint (a session killed outright loses only what followed)
-                    so_far = _wall_before(previous) + time.perf_counter() - start
-                    _write_metrics(run, {"timesteps": steps, "train_wall_seconds": so_far})
+                    so_far = wall_before(previous) + time.perf_counter() - start
+                    write_metrics(run, {"timesteps": steps, "train_wall_seconds": so_far})
                 if budget.eval_every and steps - marks["eval"] >= budget.eval_every:
                     marks["eval"] = steps
                     export(algo, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
                     row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
                     (bar.write if bar is not None else print)(format_evaluation(row, cfg.game.num_players))
             wall = time.perf_counter() - start
-            train_wall = _wall_before(previous) + wall
+            train_wall = wall_before(previous) + wall
             _save(algo, run, meta, steps)
             if stop.signum is not None:
-                _write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})
+                write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})
                 raise TrainingStopped(
                     stop.signum, f"at step {steps:,} of {budget.total_timesteps:,}; checkpoint saved to {latest}"
                 )
@@ -222,5 +219,5 @@ def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]
         "learner_share": None,
         "final_eval": dict(report["policies"]) if report is not None else None,
     }
-    _write_metrics(run, metrics)
+    write_metrics(run, metrics)
     return {**metrics, FINAL_REPORT: report}  # the whole report for the caller to print; metrics.json keeps rates

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         print("wrote BASELINES.md from the stored results")
         return 0
     from parlour.training.config import ConfigError
-    from parlour.training.train import RunError, TrainingStopped
+    from parlour.training.run import RunError, TrainingStopped
 
     try:
         _regenerate(args)

@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
 def _train_run(args: argparse.Namespace, config: str | None, overrides: list[str], command: str) -> int:
     """One run: a new one, or ``--resume`` of an existing one; its summary, or one line saying why it stopped."""
     from parlour.training.config import ConfigError, load_config
-    from parlour.training.train import RunError, RunFinished, TrainingStopped, train
+    from parlour.training.run import RunError, RunFinished, TrainingStopped
+    from parlour.training.train import train
 
     run: Path | None = None
     try:
@@ -134,7 +135,7 @@ def _train_run(args: argparse.Namespace, config: str | None, overrides: list[str
 def _run_to_resume(args: argparse.Namespace, config: str | None, overrides: list[str]) -> Path:
     """``--out``, or else the newest default run folder of the config and its seed."""
     from parlour.training.config import load_config
-    from parlour.training.train import RunError
+    from parlour.training.run import RunError
 
     if args.out:
         return Path(args.out)
@@ -148,7 +149,7 @@ def _run_to_resume(args: argparse.Namespace, config: str | None, overrides: list
 
 def _resumed_config(run: Path, overrides: list[str], trust: bool, trust_pickle: bool) -> TrainConfig:
     """The config a run was started with, changed by the overrides a resume may make; says where it resumes from."""
-    from parlour.training.train import RunFinished, checkpoint_step, is_finished, resume_config
+    from parlour.training.run import RunFinished, checkpoint_step, is_finished, resume_config
 
     cfg, changes = resume_config(run, overrides, trust=trust, trust_pickle=trust_pickle)
     if is_finished(run, cfg):
@@ -167,7 +168,7 @@ def _resumed_config(run: Path, overrides: list[str], trust: bool, trust_pickle: 
 def _interrupted(run: Path | None) -> int:
     """A second Ctrl-C, or one during start-up or the final evaluation: say truthfully what was kept."""
     from parlour.training.cli import signal_exit_status  # deferred: the package imports this module
-    from parlour.training.train import checkpoint_step, is_run
+    from parlour.training.run import checkpoint_step, is_run
 
     if run is not None and is_run(run):
         try:
@@ -192,7 +193,7 @@ def _print_summary(run: Path, metrics: dict[str, Any]) -> None:
         + ")\n"
     )
     from parlour.training.evaluation.matchups import format_report
-    from parlour.training.train import FINAL_REPORT
+    from parlour.training.run import FINAL_REPORT
 
     if metrics.get(FINAL_REPORT) is not None:
         print(format_report(metrics[FINAL_REPORT]))
@@ -247,7 +248,7 @@ def _resume_line(run: Path) -> str:
     """The command that resumes ``run``, repeating the values of its config that a resume must be given again (an
     address, an importable name, a process count: a run folder's config cannot set them on its own)."""
     from parlour.training.config import ConfigError, override, reaching_values
-    from parlour.training.train import RunError, read_saved_config
+    from parlour.training.run import RunError, read_saved_config
 
     try:
         again = [override(k, v) for k, v in reaching_values(read_saved_config(run)).items()]
