@@ -164,7 +164,8 @@ def test_the_jitted_trainer_writes_a_field_encoder_the_scalar_env_plays_as_the_t
     import jax.numpy as jnp
 
     from parlour.training.config import load_config
-    from parlour.training.jax_ppo import PPO, masked_logits
+    from parlour.training.jax_eval import masked_logits
+    from parlour.training.jax_ppo import PPO
     from parlour.training.train import train
 
     run = tmp_path / "run"

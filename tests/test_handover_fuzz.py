@@ -139,14 +139,14 @@ def _run_case(
 
     received: list[Any] = []  # the config the trainer receives
 
-    def spy(self: Any, cfg: Any, run_: Path, session: Any) -> dict[str, Any]:
+    def spy(cfg: Any, run_: Path, session: Any) -> dict[str, Any]:
         received.append(cfg)
         return {"finished": True, "timesteps": 256, "session_steps": 0, "session_wall_seconds": 0.0,
                 "steps_per_second": None, "env_share": None}  # fmt: skip
 
-    from parlour.training.trainers.sb3 import SB3Trainer
+    from parlour.training import sb3_train
 
-    monkeypatch.setattr(SB3Trainer, "train", spy)
+    monkeypatch.setattr(sb3_train, "train_sb3", spy)
     connects: list[Any] = []
 
     def no_connect(self: Any, address: Any) -> None:

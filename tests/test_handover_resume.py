@@ -88,16 +88,16 @@ def _resume(run: Path, *more: str) -> int:
 
 def _stub_training(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Stand in for the trainer (what these tests check is decided before it starts): record the config it gets."""
-    from parlour.training.trainers.sb3 import SB3Trainer
+    from parlour.training import sb3_train
 
     got: list[Any] = []
 
-    def train(self: Any, cfg: Any, run: Path, session: Any) -> dict[str, Any]:
+    def train(cfg: Any, run: Path, session: Any) -> dict[str, Any]:
         got.append(cfg)
         return {"finished": True, "timesteps": 256, "session_steps": 0, "session_wall_seconds": 0.0,
                 "steps_per_second": None, "env_share": None}  # fmt: skip
 
-    monkeypatch.setattr(SB3Trainer, "train", train)
+    monkeypatch.setattr(sb3_train, "train_sb3", train)
     return got
 
 

@@ -46,7 +46,8 @@ def test_what_the_jax_paths_cannot_do_is_refused_before_a_run(
 def test_the_jitted_trainer_trains_resumes_and_exports_a_file_the_scalar_env_plays(
     tmp_path: Path, jax_tiny: tuple[str, ...]
 ) -> None:
-    from parlour.training.jax_ppo import PPO, forward, masked_logits
+    from parlour.training.jax_eval import masked_logits
+    from parlour.training.jax_ppo import PPO, forward
 
     run = tmp_path / "run"
     cfg = load_config(RL, [*jax_tiny, "train.total_timesteps=256"])

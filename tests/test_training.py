@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -454,11 +455,15 @@ def test_exploit_trains_best_responses_and_reports_them_beside_the_policy_and_ch
 
 
 def test_every_trainer_registers_behind_one_protocol_and_refuses_what_it_cannot_train() -> None:
-    from parlour.training.trainers import TRAINERS, trainer_for
+    from parlour.training.trainers import TRAINERS, session_function, trainer_for
 
     assert list(TRAINERS) == ["sb3", "rllib", "jax"]
+    sessions = {"sb3": "train_sb3", "rllib": "train_rllib", "jax": "train_jax"}
     for name, trainer in TRAINERS.items():
-        assert trainer.name == name and callable(trainer.check) and callable(trainer.train)
+        assert trainer.name == name and callable(trainer.check)
+        needs = {"rllib": "ray", "jax": "jax"}.get(name)  # what its session's module imports
+        if needs is None or importlib.util.find_spec(needs) is not None:
+            assert session_function(trainer).__name__ == sessions[name]  # each trainer's own session, found by path
     with pytest.raises(ConfigError, match=r"trainer='tf' is not valid: expected one of \['sb3', 'rllib', 'jax'\]"):
         trainer_for("tf")
     with pytest.raises(ConfigError, match=r"trainer='nope' is not valid"):

@@ -24,17 +24,11 @@ from omegaconf.errors import OmegaConfBaseException
 
 from parlour.baselines import field_net
 from parlour.baselines.policy_file import MAX_PARAMETERS, RL_REWARDS, TRACKS, rl_track_problems
+from parlour.training.config_base import SELF_PLAY, SNAPSHOTS, ConfigError
 
 if TYPE_CHECKING:
     from parlour.envs.layout import Layout
 
-#: Opponent-pool entry that stands for snapshots of the learner (the self-play league; ``trainer: jax``: the learner's
-#: current policy).
-SELF_PLAY = "self"
-#: ``trainer: jax``'s opponent-pool entry for the learner's past snapshots: ``self_play.max_snapshots`` entries, one
-#: per slot of a ring of parameter sets, a new snapshot every ``self_play.snapshot_every`` steps (see
-#: :mod:`parlour.training.jax_ppo`).
-SNAPSHOTS = "snapshots"
 #: ``train.vec_env`` values (see :class:`TrainBudget`).
 VEC_ENVS = ("dummy", "subproc", "jax")
 #: ``train.eval_backend`` values (see :class:`TrainBudget`).
@@ -50,10 +44,6 @@ ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
 NETWORKS = ("mlp", "field_encoder")
 #: The trainers that can train ``ppo.network: field_encoder``.
 FIELD_ENCODER_TRAINERS = ("jax",)
-
-
-class ConfigError(ValueError):
-    """A config that cannot be used; the message says what is wrong and what is allowed."""
 
 
 @dataclass

@@ -32,8 +32,8 @@ from typing import Any
 from parlour.envs.fileio import FolderLock, LockedError, atomic_write
 from parlour.training.config import ConfigError, TrainConfig, check_untrusted, read_config, validate
 from parlour.training.run import CLONE_STEM, RunError, evaluations
+from parlour.training.sb3_train import initial_rng, model_policy
 from parlour.training.session import evaluation_row, format_evaluation
-from parlour.training.train import initial_rng, model_policy
 
 
 def run_config(run: Path, trust: bool = False) -> TrainConfig:
@@ -69,13 +69,13 @@ def _sb3_point(cfg: TrainConfig, run: Path) -> dict[str, Any]:
     import torch
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from parlour.training.train import _new_model, _vec_env
+    from parlour.training.sb3_train import new_model, vec_env
 
     threads = torch.get_num_threads()
     torch.set_num_threads(cfg.train.torch_threads)  # the trainer's, so its forward passes add up the same way
-    venv = VecMonitor(_vec_env(cfg, []))  # a fresh run's pool holds no self-play snapshot yet
+    venv = VecMonitor(vec_env(cfg, []))  # a fresh run's pool holds no self-play snapshot yet
     try:
-        model = _new_model(cfg, venv)
+        model = new_model(cfg, venv)
         if cfg.pretrain.teacher:
             _load_clone(model, run, cfg.pretrain.teacher)
         with initial_rng(cfg):

@@ -34,6 +34,18 @@ if TYPE_CHECKING:
 
 #: Decisions after which a game still going is given up as not won (every core ends far sooner: a guard, not a rule).
 MAX_DECISIONS = 100_000
+#: The logit of an illegal action (sb3-contrib's masked distribution uses the same).
+MASKED_LOGIT = -1e8
+
+
+def masked_logits(logits: jax.Array, mask: jax.Array) -> jax.Array:
+    """``logits`` with every illegal action's set to :data:`MASKED_LOGIT` (the jitted trainer's policy and its
+    evaluation mask alike)."""
+    import jax.numpy as jnp
+
+    return jnp.where(mask, logits, MASKED_LOGIT)
+
+
 #: The spawn key of :func:`evaluation_key`'s seeds (a stream of the run's seed that nothing else draws from).
 JAX_EVAL_STREAM = 0x7E7A
 
@@ -78,7 +90,6 @@ def _table_player(ppo: PPO, table: str, games: int) -> Callable[[Any, jax.Array]
     import jax.numpy as jnp
 
     from parlour.baselines.jax_bots import bot
-    from parlour.training.jax_ppo import masked_logits
 
     core = ppo.core
     n = core.num_players

@@ -68,12 +68,14 @@ from parlour.envs import make as make_env
 from parlour.envs.fileio import atomic_write
 from parlour.training.checkpoints import STATE_FILE, TENSORS_FILE, is_checkpoint, read_checkpoint, write_checkpoint
 from parlour.training.config import SELF_PLAY, SNAPSHOTS, TrainConfig, encoder_network
+from parlour.training.jax_eval import masked_logits
 from parlour.training.policies import checkpoint_meta, training_record
 
 if TYPE_CHECKING:
     import jax
 
-    from parlour.training.trainers import Session
+    from parlour.training.run import Session
+
 
 ALGORITHM = "PPO with action masking (Parlour's jitted JAX trainer)"
 CHECKPOINT_DIR = "latest"
@@ -85,8 +87,6 @@ _NOT_COMPILED = {
     "train": ("total_timesteps", "checkpoint_every", "eval_every", "eval_backend", "torch_threads"),
     "": ("eval", "seed"),
 }
-#: The logit of an illegal action (sb3-contrib's masked distribution uses the same).
-MASKED_LOGIT = -1e8
 
 
 # ------------------------------------------------------------------------------------------------- the network
@@ -147,12 +147,6 @@ def network_entry(cfg: TrainConfig) -> dict[str, Any]:
         env = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
         return encoder_network(cfg, env.unwrapped.observation_layout)
     return mlp_network(list(cfg.ppo.net_arch), list(cfg.ppo.net_arch), cfg.ppo.activation)
-
-
-def masked_logits(logits: jax.Array, mask: jax.Array) -> jax.Array:
-    import jax.numpy as jnp
-
-    return jnp.where(mask, logits, MASKED_LOGIT)
 
 
 # ------------------------------------------------------------------------------------------------- the algorithm

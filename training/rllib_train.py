@@ -30,7 +30,7 @@ from parlour.training.checkpoints import is_checkpoint, read_checkpoint, write_c
 from parlour.training.config import SELF_PLAY, TrainConfig
 from parlour.training.distributed import start_ray
 from parlour.training.policies import checkpoint_meta, training_record
-from parlour.training.trainers import Session
+from parlour.training.run import Session
 
 #: The checkpoint folder of an RLlib run (under ``RUN/checkpoints/``), as the SB3 trainer's.
 CHECKPOINT_DIR = "latest"

@@ -25,7 +25,7 @@ import signal
 import threading
 import time
 import uuid
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -500,3 +500,19 @@ PRETRAIN_FILE = "pretrain.json"
 #: Behaviour cloning's own checkpoints, under ``RUN/checkpoints/``: the teacher's games (``data``) and the cloned
 #: network after each epoch (``clone``).
 PRETRAIN_DATA, PRETRAIN_CLONE = "pretrain_data", "pretrain_clone"
+
+
+@dataclass(frozen=True)
+class Session:
+    """How one training session runs (the flags of ``parlour train``), as every trainer receives it."""
+
+    #: Continue the run folder from its latest checkpoint.
+    resume: bool = False
+    #: Show progress bars.
+    progress: bool = True
+    #: Evaluate the final policy at the config's tables (``parlour baselines`` evaluates every seed itself).
+    final_eval: bool = True
+    #: Load an SB3 zip checkpoint of an earlier Parlour (unpickling it).
+    trust_pickle: bool = False
+    #: Stop after behaviour cloning (the distilled track's clone row).
+    clone_only: bool = False

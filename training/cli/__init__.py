@@ -29,7 +29,7 @@ from parlour.training.cli import (
     replay,
     train,
 )
-from parlour.training.cli.common import chosen_envs
+from parlour.training.cli.common import SIGNAL_RECEIVED, chosen_envs, signal_exit_status
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -78,17 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: The signal that interrupted the command (SIGINT unless SIGTERM came): its exit status is 128 + it.
-_SIGNAL_RECEIVED = [int(signal.SIGINT)]
-
-
-def signal_exit_status() -> int:
-    """The exit status of a command stopped by a signal: 128 + the signal (SIGINT unless SIGTERM came)."""
-    return 128 + _SIGNAL_RECEIVED[0]
-
-
 def _terminate(signum: int, frame: Any) -> None:
-    _SIGNAL_RECEIVED[0] = signum
+    SIGNAL_RECEIVED[0] = signum
     raise KeyboardInterrupt
 
 

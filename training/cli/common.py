@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -181,3 +182,12 @@ def add_output_flags(parser: argparse.ArgumentParser, *, records: bool = False) 
             "--records", default=None, help="save every game's record in this folder (parlour replay reads them)"
         )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+#: The signal that interrupted the command (SIGINT unless SIGTERM came): its exit status is 128 + it.
+SIGNAL_RECEIVED = [int(signal.SIGINT)]
+
+
+def signal_exit_status() -> int:
+    """The exit status of a command stopped by a signal: 128 + the signal (SIGINT unless SIGTERM came)."""
+    return 128 + SIGNAL_RECEIVED[0]

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from parlour.training.cli.common import add_output_flags, executable, has_training_extra
+from parlour.training.cli.common import add_output_flags, executable, has_training_extra, signal_exit_status
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -167,7 +167,6 @@ def _resumed_config(run: Path, overrides: list[str], trust: bool, trust_pickle: 
 
 def _interrupted(run: Path | None) -> int:
     """A second Ctrl-C, or one during start-up or the final evaluation: say truthfully what was kept."""
-    from parlour.training.cli import signal_exit_status  # deferred: the package imports this module
     from parlour.training.run import checkpoint_step, is_run
 
     if run is not None and is_run(run):

@@ -1,35 +1,24 @@
 """Trainers: the libraries that train a policy from a config (``trainer:`` in it), behind one small protocol.
 
 A trainer says which configs it can train (:meth:`Trainer.check`, called by the config's validation with the
-trainer-specific refusals kept beside the trainer) and trains one (:meth:`Trainer.train`, called by
-:func:`parlour.training.train.train` once the run folder is ready). SB3 (MaskablePPO), RLlib and the jitted JAX
-PPO register here; a new trainer is a module with a class like theirs and one line in :func:`_registered`.
+trainer-specific refusals kept beside the trainer) and where its session is (:attr:`Trainer.implementation`,
+``module:function``, imported by :func:`parlour.training.train.train` once the run folder is ready: the function
+takes ``(cfg, run, session)`` and returns the run's metrics). A trainer's module here holds its checks alone, so the
+config's validation imports none of the training machinery (no import circle through the config). SB3 (MaskablePPO),
+RLlib and the jitted JAX PPO register here; a new trainer is a module with a class like theirs, its session function,
+and one line in :func:`_registered`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from parlour.training.config import TrainConfig
-
-
-@dataclass(frozen=True)
-class Session:
-    """How one training session runs (the flags of ``parlour train``), as every trainer receives it."""
-
-    #: Continue the run folder from its latest checkpoint.
-    resume: bool = False
-    #: Show progress bars.
-    progress: bool = True
-    #: Evaluate the final policy at the config's tables (``parlour baselines`` evaluates every seed itself).
-    final_eval: bool = True
-    #: Load an SB3 zip checkpoint of an earlier Parlour (unpickling it).
-    trust_pickle: bool = False
-    #: Stop after behaviour cloning (the distilled track's clone row).
-    clone_only: bool = False
+    from parlour.training.run import Session
 
 
 class Trainer(Protocol):
@@ -41,8 +30,9 @@ class Trainer(Protocol):
     def check(self, cfg: TrainConfig) -> None:
         """Refuse (``ConfigError``, one line) a config this trainer cannot train."""
 
-    def train(self, cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
-        """Train into the prepared run folder ``run``; return the run's metrics."""
+    #: ``module:function`` of its session: ``function(cfg, run, session) -> metrics`` trains into the prepared run
+    #: folder ``run`` (imported only when a run starts).
+    implementation: str
 
 
 def _registered() -> dict[str, Trainer]:
@@ -57,9 +47,16 @@ def _registered() -> dict[str, Trainer]:
 TRAINERS: dict[str, Trainer] = _registered()
 
 
+def session_function(trainer: Trainer) -> Callable[[TrainConfig, Path, Session], dict[str, Any]]:
+    """The function that trains a run with ``trainer`` (its :attr:`~Trainer.implementation`, imported now)."""
+    module, _, name = trainer.implementation.partition(":")
+    function: Callable[[TrainConfig, Path, Session], dict[str, Any]] = getattr(importlib.import_module(module), name)
+    return function
+
+
 def trainer_for(name: str) -> Trainer:
     """The trainer registered as ``name`` (``ConfigError`` naming the registered ones otherwise)."""
-    from parlour.training.config import ConfigError
+    from parlour.training.config_base import ConfigError
 
     if name not in TRAINERS:
         raise ConfigError(f"trainer={name!r} is not valid: expected one of {list(TRAINERS)}")

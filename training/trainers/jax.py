@@ -3,19 +3,18 @@ with batched bots, all in one compiled update. What it cannot do is refused here
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from parlour.training.config import TrainConfig
-    from parlour.training.trainers import Session
 
 
 class JaxTrainer:
     name = "jax"
+    implementation = "parlour.training.jax_ppo:train_jax"
 
     def check(self, cfg: TrainConfig) -> None:
-        from parlour.training.config import SELF_PLAY, SNAPSHOTS, ConfigError
+        from parlour.training.config_base import SELF_PLAY, SNAPSHOTS, ConfigError
 
         for what, used in (
             ("ppo.observation_fields", bool(cfg.ppo.observation_fields)),
@@ -50,8 +49,3 @@ class JaxTrainer:
                 f"opponents lists {SNAPSHOTS!r} {cfg.opponents.count(SNAPSHOTS)} times: list it once (it stands for "
                 f"self_play.max_snapshots={cfg.self_play.max_snapshots} entries, one per snapshot)"
             )
-
-    def train(self, cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
-        from parlour.training.jax_ppo import train_jax
-
-        return train_jax(cfg, run, session)

@@ -3,19 +3,18 @@ tables, local or on a Ray cluster. What only the SB3 trainer offers is refused h
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from parlour.training.config import TrainConfig
-    from parlour.training.trainers import Session
 
 
 class RLlibTrainer:
     name = "rllib"
+    implementation = "parlour.training.rllib_train:train_rllib"
 
     def check(self, cfg: TrainConfig) -> None:
-        from parlour.training.config import ConfigError
+        from parlour.training.config_base import ConfigError
 
         sb3_only = [
             ("ppo.observation_fields", bool(cfg.ppo.observation_fields)),
@@ -26,8 +25,3 @@ class RLlibTrainer:
         for what, used in sb3_only:
             if used:
                 raise ConfigError(f"{what} is supported with trainer: sb3 only (this config has trainer: {self.name})")
-
-    def train(self, cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
-        from parlour.training.rllib_train import train_rllib
-
-        return train_rllib(cfg, run, session)

@@ -3,19 +3,18 @@ with behaviour cloning, feature sets, self-play snapshots and every opponent dra
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from parlour.training.config import TrainConfig
-    from parlour.training.trainers import Session
 
 
 class SB3Trainer:
     name = "sb3"
+    implementation = "parlour.training.sb3_train:train_sb3"
 
     def check(self, cfg: TrainConfig) -> None:
-        from parlour.training.config import SELF_PLAY, ConfigError
+        from parlour.training.config_base import SELF_PLAY, ConfigError
 
         if cfg.opponents == [SELF_PLAY]:
             raise ConfigError(
@@ -25,15 +24,10 @@ class SB3Trainer:
         if cfg.train.vec_env == "jax":
             _check_jax_vec_env(cfg)
 
-    def train(self, cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
-        from parlour.training.train import train_sb3
-
-        return train_sb3(cfg, run, session)
-
 
 def _check_jax_vec_env(cfg: TrainConfig) -> None:
     """``train.vec_env: jax`` plays every game on the game's JAX core with batched bots: refuse what it cannot."""
-    from parlour.training.config import ConfigError
+    from parlour.training.config_base import ConfigError
 
     try:
         from parlour.baselines.jax_bots import bots
