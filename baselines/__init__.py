@@ -254,7 +254,7 @@ def resolve(
                 "converts one you trust), or pass --trust-pickle (trust_pickle: true in a config) if you know where "
                 "the file comes from"
             )
-        from parlour.training.policies import PickledCheckpointPolicy
+        from parlour.baselines.sb3_zip import PickledCheckpointPolicy
 
         return PickledCheckpointPolicy(spec_path, table, deterministic=deterministic, label=label)
     if ":" in spec_path and not Path(spec_path).exists():

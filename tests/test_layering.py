@@ -1,5 +1,6 @@
 """The package layers: the envs depend on no bot and no trainer (``envs/`` imports nothing from ``parlour.baselines``
-or ``parlour.training``, not even lazily inside a function); and no module of ``envs/`` or ``baselines/`` reaches into
+or ``parlour.training``, not even lazily inside a function), and the bots on no trainer (``baselines/`` imports nothing
+from ``parlour.training``); and no module of ``envs/`` or ``baselines/`` reaches into
 another module's private names (the JAX cores and batched bots read the scalar side's public tables only)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Package folder -> the parlour packages its modules must not import.
-FORBIDDEN = {"envs": ("parlour.baselines", "parlour.training")}
+FORBIDDEN = {"envs": ("parlour.baselines", "parlour.training"), "baselines": ("parlour.training",)}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

@@ -4,7 +4,7 @@ The format we ship and load by default is :mod:`parlour.baselines.policy_file` (
 without unpickling); runs resume from pickle-free checkpoints (:mod:`parlour.training.checkpoints`). A finished run
 also keeps SB3's own zip, ``model.zip``, for fine-tuning with SB3, with one more member, ``parlour.json``, describing
 its table. Loading any zip unpickles it, so as a policy it is refused unless the user passes ``--trust-pickle``
-(:class:`PickledCheckpointPolicy`); ``parlour export`` turns a zip one trusts into a policy file.
+(:class:`parlour.baselines.sb3_zip.PickledCheckpointPolicy`); ``parlour export`` turns a zip one trusts into a policy file.
 """
 
 from __future__ import annotations
@@ -14,21 +14,16 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from parlour.baselines.base import Table
-from parlour.baselines.features import field_index, lookup, with_features
 from parlour.baselines.policy_file import (
     PolicyFileError,
-    TrainedPolicy,
     mlp_network,
     save_policy,
     table_of,
 )
+from parlour.baselines.sb3_zip import META_NAME, read_meta
 from parlour.envs.core import package_version
 from parlour.envs.fileio import atomic_write
 
-META_NAME = "parlour.json"
 #: torch.nn activation class name -> the policy file's name for it.
 _ACTIVATION_NAMES = {"ReLU": "relu", "Tanh": "tanh"}
 
@@ -82,19 +77,6 @@ def export_policy(model: Any, path: str | Path, meta: dict[str, Any], training: 
     return save_policy(path, tensors, spec)
 
 
-def read_meta(path: str | Path) -> dict[str, Any]:
-    """The ``parlour.json`` member of a checkpoint zip (read as JSON; nothing is unpickled)."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint not found: {path}")
-    try:
-        with zipfile.ZipFile(path) as zf:
-            meta: dict[str, Any] = json.loads(zf.read(META_NAME))
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path} is not a Parlour checkpoint (no readable {META_NAME}): {exc}") from None
-    return meta
-
-
 def training_record(meta: dict[str, Any], timesteps: int | None = None, **more: Any) -> dict[str, Any]:
     """The ``training`` entry of a policy file exported from a checkpoint with metadata ``meta``."""
     config = meta.get("config") or {}
@@ -125,58 +107,3 @@ def export_zip(source: str | Path, target: str | Path) -> Path:
         },
         training_record(meta),
     )
-
-
-class PickledCheckpointPolicy(TrainedPolicy):
-    """A MaskablePPO zip loaded with SB3 (unpickling it: only for files the user trusts). Its ``parlour.json``
-    is checked against ``table`` before anything is unpickled."""
-
-    def __init__(
-        self,
-        path: str | Path,
-        table: Table | None = None,
-        *,
-        deterministic: bool = True,
-        label: str | None = None,
-    ) -> None:
-        from parlour.training import require_train_extra
-
-        require_train_extra(f"loading the SB3 zip {path}")
-        import torch
-        from sb3_contrib import MaskablePPO
-
-        self.path = Path(path)
-        self.spec = read_meta(self.path)
-        self.name = label or str(self.path)  # type: ignore[misc]
-        if table is not None:
-            self.check_table(table)
-        self.table = table
-        self.games = (self.spec["env"],)  # type: ignore[misc]
-        self.features = lookup(self.spec.get("features", []), self.spec["env"])
-        s = self.spec
-        self.keep = field_index(s["env"], s["num_players"], s["options"], s.get("observation_fields", []))
-        self.model = MaskablePPO.load(self.path, device="cpu")
-        self.deterministic = deterministic
-        self._torch = torch
-
-    @property
-    def meta(self) -> dict[str, Any]:
-        return self.spec
-
-    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        torch = self._torch
-        with torch.no_grad():
-            x = with_features(self.features, observation, self.keep, action_mask)
-            obs = torch.as_tensor(x[None], dtype=torch.float32)
-            dist = self.model.policy.get_distribution(obs, action_masks=action_mask[None].astype(bool))
-            probs: np.ndarray = dist.distribution.probs[0].numpy()  # type: ignore[union-attr]
-        return probs
-
-    def __getstate__(self) -> dict[str, Any]:
-        # SubprocVecEnv pickles opponents: ship the path, reload (the user trusted it) on the other side.
-        return {"path": str(self.path), "table": self.table, "deterministic": self.deterministic, "name": self.name}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(  # type: ignore[misc]
-            state["path"], state["table"], deterministic=state["deterministic"], label=state["name"]
-        )

@@ -29,11 +29,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from parlour.baselines.sb3_zip import read_meta
 from parlour.envs.fileio import FolderLock, LockedError, append_text, atomic_write, read_json
 from parlour.training.checkpoints import is_checkpoint
 from parlour.training.checkpoints import read_meta as read_checkpoint_meta
 from parlour.training.config import TrainConfig, to_yaml, with_defaults
-from parlour.training.policies import read_meta
 
 #: The resume checkpoint's folder under ``RUN/checkpoints/`` (both trainers).
 CHECKPOINT_NAME = "latest"

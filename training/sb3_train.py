@@ -28,6 +28,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from parlour.baselines.base import Policy
 from parlour.baselines.features import Features, field_index, lookup, with_features
 from parlour.baselines.policy_file import PolicyFile, check_compatible, table_for
+from parlour.baselines.sb3_zip import read_meta
 from parlour.envs import make as make_env
 from parlour.envs.fileio import atomic_write, read_json
 from parlour.training.checkpoints import (
@@ -38,7 +39,7 @@ from parlour.training.checkpoints import (
     write_checkpoint,
 )
 from parlour.training.config import ACTIVATIONS, SELF_PLAY, TrainConfig
-from parlour.training.policies import checkpoint_meta, export_policy, read_meta, save_checkpoint, training_record
+from parlour.training.policies import checkpoint_meta, export_policy, save_checkpoint, training_record
 from parlour.training.run import (
     CHECKPOINT_NAME,
     CLONE_STEM,

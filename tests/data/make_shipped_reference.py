@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from parlour.baselines import RandomPolicy
+from parlour.baselines.sb3_zip import PickledCheckpointPolicy
 from parlour.envs import make
-from parlour.training.policies import PickledCheckpointPolicy
 
 POINTS = 48
 
