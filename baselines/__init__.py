@@ -17,42 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from parlour.baselines.base import MIXED_PREFIX, MixedTable, Policy, RandomPolicy, Table
+from parlour.baselines.registry import GAME_SPECS, game_name, game_spec
 from parlour.baselines.search import DeterminizedSearch
 from parlour.baselines.spec import GameSpec
-from parlour.envs import ENVIRONMENTS, GAMES, game_of
+from parlour.envs import ENVIRONMENTS, game_of
 from parlour.envs.declaration import version_of
-
-
-def game_name(env_name: str) -> str:
-    """``lady_alice_v0`` -> ``lady_alice``: the name of the game the env id belongs to (its declaration's,
-    :func:`parlour.envs.game_of`): its packages ``parlour.envs.<game>`` and ``parlour.baselines.<game>``."""
-    return game_of(env_name).name
-
-
-def _declarations() -> dict[str, GameSpec]:
-    """Every registered game's :class:`~parlour.baselines.spec.GameSpec` (``SPEC`` in its bots module
-    ``parlour.baselines.<game>``, if it has one), by game name."""
-    out: dict[str, GameSpec] = {}
-    for game in GAMES.values():
-        if importlib.util.find_spec(f"parlour.baselines.{game.name}") is not None:
-            spec = importlib.import_module(f"parlour.baselines.{game.name}").SPEC
-            if not isinstance(spec, GameSpec) or spec.game is not game:
-                raise TypeError(f"parlour.baselines.{game.name}.SPEC must be the GameSpec of {game.name!r}")
-            out[game.name] = spec
-    return out
-
-
-#: Every game's declaration, by game name: the one registry the rest of Parlour reads.
-GAME_SPECS: dict[str, GameSpec] = _declarations()
-
-
-def game_spec(env_name: str) -> GameSpec | None:
-    """The declaration of the game ``env_name`` belongs to (``None`` for an env without bots)."""
-    if env_name not in ENVIRONMENTS:
-        return None
-    spec = GAME_SPECS.get(game_name(env_name))
-    return spec if spec is not None and env_name in spec.env_ids else None
-
 
 #: name -> policy class: the bots any game can seat, then each game's own.
 _BOT_CLASSES: list[type[Policy]] = [RandomPolicy, *(c for g in GAME_SPECS.values() for c in g.bots), DeterminizedSearch]
@@ -462,12 +431,15 @@ __all__ = [
     "ALIASES",
     "BOTS",
     "GAME_SPECS",
+    "GameSpec",
     "SHIPPED",
     "SHIPPED_TRACKS",
     "Policy",
     "RandomPolicy",
     "UnknownPolicyError",
     "available",
+    "game_name",
+    "game_spec",
     "make",
     "seatable",
     "resolve",

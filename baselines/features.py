@@ -11,8 +11,8 @@ A network may also read only some fields of the observation (``ppo.observation_f
 in a policy file): a feature set that summarises a long history -- Lady Alice's posterior over solutions sums up
 its record of every suspicion -- makes the raw record something a network overfits to rather than learns from.
 
-Each game declares its sets in its :class:`~parlour.baselines.spec.GameSpec` (``features``); ``parlour.baselines``
-collects them.
+Each game declares its sets in its :class:`~parlour.baselines.spec.GameSpec` (``features``);
+:mod:`parlour.baselines.registry` collects them (``feature_sets``, ``lookup``).
 """
 
 from __future__ import annotations
@@ -35,26 +35,6 @@ class Features:
     compute: Callable[..., np.ndarray]
     doc: str = ""
     uses_mask: bool = False
-
-
-def registry() -> dict[str, Features]:
-    """Every feature set the games declare, by name."""
-    from parlour.baselines import GAME_SPECS  # the game modules import this module: look them up late
-
-    return {f.name: f for g in GAME_SPECS.values() for f in g.features}
-
-
-def lookup(names: Sequence[str], env_name: str) -> tuple[Features, ...]:
-    """The feature sets ``names`` for ``env_name``; an unknown name, or one for another game, raises ``ValueError``
-    naming what is allowed."""
-    known = registry()
-    allowed = sorted(n for n, f in known.items() if env_name in f.games)
-    out = []
-    for name in names:
-        if name not in known or env_name not in known[name].games:
-            raise ValueError(f"unknown feature set {name!r} for {env_name}: expected one of {allowed}")
-        out.append(known[name])
-    return tuple(out)
 
 
 def size(features: Sequence[Features]) -> int:

@@ -20,8 +20,7 @@ import numpy as np
 
 from parlour.baselines.base import FeatureReadout, Policy, choose_best
 from parlour.baselines.features import Features
-from parlour.baselines.search import Horizon
-from parlour.baselines.spec import BenchmarkTable, GameSpec
+from parlour.baselines.spec import BenchmarkTable, GameSpec, Horizon
 from parlour.envs.declaration import env_ids
 from parlour.envs.lady_alice import GAME, rules
 from parlour.envs.lady_alice.env import observation_layout

@@ -51,7 +51,8 @@ import numpy as np
 
 from parlour.baselines import field_net
 from parlour.baselines.base import Policy, Table
-from parlour.baselines.features import Features, field_index, lookup, size, with_features
+from parlour.baselines.features import Features, field_index, size, with_features
+from parlour.baselines.registry import lookup
 from parlour.envs.fileio import atomic_write
 
 FORMAT = "parlour-policy"

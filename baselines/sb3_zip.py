@@ -14,8 +14,9 @@ import numpy as np
 
 from parlour.baselines.base import Table
 from parlour.baselines.extras import require_train_extra
-from parlour.baselines.features import field_index, lookup, with_features
+from parlour.baselines.features import field_index, with_features
 from parlour.baselines.policy_file import PolicyFileError, TrainedPolicy
+from parlour.baselines.registry import lookup
 
 #: The zip member that holds a checkpoint's metadata (env, table, features, config).
 META_NAME = "parlour.json"

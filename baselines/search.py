@@ -19,36 +19,23 @@ it plays through ``act_with_env`` (``needs_env``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from parlour.baselines.base import Policy, choose_best
+from parlour.baselines.registry import game_spec
+from parlour.baselines.spec import Horizon, RolloutPolicy
 
 if TYPE_CHECKING:
     from parlour.envs.contract import RulesState
     from parlour.envs.core import ParlourEnv
 
 
-#: A playout policy on a rules state: ``(state, u) -> action`` with ``u`` uniform in [0, 1).
-RolloutPolicy = Callable[[Any, float], int]
-
-
 def random_rollout(state: RulesState, u: float) -> int:
     """A uniformly random legal action."""
     legal = state.legal_mask().nonzero()[0]
     return int(legal[int(u * len(legal))])
-
-
-@dataclass(frozen=True)
-class Horizon:
-    """A game whose playouts stop after ``steps`` and are then scored by ``finish(state)`` (per-seat rewards):
-    for games that can run long before anybody is rewarded."""
-
-    steps: int
-    finish: Callable[[Any], Sequence[float] | None]
 
 
 OBJECTIVES = ("win", "reward")
@@ -65,7 +52,6 @@ def won(state: RulesState, seat: int) -> float:
 def informed_playouts(env_name: str) -> tuple[RolloutPolicy, Horizon | None]:
     """The game's own playout policy (random where it declares none) and horizon, from its
     :class:`~parlour.baselines.spec.GameSpec`."""
-    from parlour.baselines import game_spec  # the registry imports this module: look it up late
 
     spec = game_spec(env_name)
     if spec is None:

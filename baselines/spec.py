@@ -1,24 +1,36 @@
 """A game's declaration on the bots' side: one frozen :class:`GameSpec` per game, in its bots module as ``SPEC``.
 
-``parlour.baselines`` registers every game's spec in one place (:data:`parlour.baselines.GAME_SPECS`, one per
-registered game declaration that has a bots module); everything else -- the bot registry, the search bot's playouts,
+:mod:`parlour.baselines.registry` registers every game's spec in one place (``GAME_SPECS``, one per registered game
+declaration that has a bots module); everything else -- the bot registry, the search bot's playouts,
 the feature sets, the benchmark scenarios, the batched bots -- reads the specs from there. A new game is its env
 files (with its declaration), its bots module with its ``SPEC``, its configs and its tests: nothing else to edit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from parlour.envs.declaration import env_ids
 
 if TYPE_CHECKING:
     from parlour.baselines.base import Policy
     from parlour.baselines.features import Features
-    from parlour.baselines.search import Horizon, RolloutPolicy
     from parlour.envs.declaration import Game
+
+
+#: A playout policy on a rules state: ``(state, u) -> action`` with ``u`` uniform in [0, 1).
+RolloutPolicy = Callable[[Any, float], int]
+
+
+@dataclass(frozen=True)
+class Horizon:
+    """A game whose playouts stop after ``steps`` and are then scored by ``finish(state)`` (per-seat rewards):
+    for games that can run long before anybody is rewarded."""
+
+    steps: int
+    finish: Callable[[Any], Sequence[float] | None]
 
 
 @dataclass(frozen=True)

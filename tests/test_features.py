@@ -10,9 +10,10 @@ import pytest
 
 from parlour.baselines import make as make_bot
 from parlour.baselines.base import Policy
-from parlour.baselines.features import lookup, registry, with_features
+from parlour.baselines.features import with_features
 from parlour.baselines.lady_alice import BELIEF_SIZE, belief_features, decode, inquiry_features
 from parlour.baselines.policy_file import PolicyFile, PolicyFileError, table_for
+from parlour.baselines.registry import feature_sets, lookup
 from parlour.envs import make
 from parlour.envs.lady_alice import rules
 from parlour.training.config import ConfigError, load_config
@@ -104,7 +105,7 @@ def test_the_certainty_flag_is_set_exactly_when_one_accusation_remains() -> None
 
 
 def test_unknown_or_foreign_feature_sets_are_refused_with_the_allowed_names() -> None:
-    assert "lady_alice_belief" in registry()
+    assert "lady_alice_belief" in feature_sets()
     with pytest.raises(
         ValueError,
         match=r"unknown feature set 'nope' for lady_alice_v1: expected one of \['lady_alice_belief', 'lady_alice_inquiry'\]",

@@ -336,7 +336,8 @@ def _memory_bytes() -> int | None:
 
 def _check_memory(cfg: TrainConfig, layout: Layout, num_actions: int) -> None:
     """Refuse a network or rollout that this machine's memory cannot hold, before anything is allocated."""
-    from parlour.baselines.features import field_index, lookup, size
+    from parlour.baselines.features import field_index, size
+    from parlour.baselines.registry import lookup
 
     keep = field_index(cfg.game.name, cfg.game.num_players, cfg.game.options, cfg.ppo.observation_fields)
     width = (layout.size if keep is None else len(keep)) + size(lookup(cfg.ppo.features, cfg.game.name))
@@ -712,7 +713,8 @@ def _check_policies(cfg: TrainConfig) -> None:
 
 def _check_inputs(cfg: TrainConfig) -> None:
     """The network's inputs: known feature sets and observation fields of this game."""
-    from parlour.baselines.features import field_index, lookup
+    from parlour.baselines.features import field_index
+    from parlour.baselines.registry import lookup
 
     try:
         lookup(cfg.ppo.features, cfg.game.name)

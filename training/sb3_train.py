@@ -26,8 +26,9 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from parlour.baselines.base import Policy
-from parlour.baselines.features import Features, field_index, lookup, with_features
+from parlour.baselines.features import Features, field_index, with_features
 from parlour.baselines.policy_file import PolicyFile, check_compatible, table_for
+from parlour.baselines.registry import lookup
 from parlour.baselines.sb3_zip import read_meta
 from parlour.envs import make as make_env
 from parlour.envs.fileio import atomic_write, read_json

@@ -17,9 +17,10 @@ import numpy as np
 from gymnasium import spaces
 
 from parlour.baselines.base import Policy
-from parlour.baselines.features import field_index, lookup, with_features
+from parlour.baselines.features import field_index, with_features
 from parlour.baselines.features import size as feature_size
 from parlour.baselines.policy_file import table_of
+from parlour.baselines.registry import lookup
 from parlour.envs import make as make_env
 from parlour.envs.core import ParlourEnv, check_seed
 
