@@ -472,7 +472,7 @@ def evaluate_game(
         from parlour.training.analyses import analysis
         from parlour.training.scenarios import resolve_opponents
 
-        refs = _reference_bots([b.name for b in bots]) or ()
+        refs = reference_bots([b.name for b in bots]) or ()
         bots_of_note = [b for b in bots if b.name in refs]
         report["accusations"] = analysis(env_name, "accusations").table(
             env_name,
@@ -603,7 +603,7 @@ def seed_stats(r: dict[str, Any], labels: list[str], opponents: list[str]) -> di
         "normalised": None,
         "standing": {},
     }
-    refs = _reference_bots(list(dict.fromkeys(m["policy"] for m in r["matchups"])))
+    refs = reference_bots(list(dict.fromkeys(m["policy"] for m in r["matchups"])))
     if refs is None:
         return out
     random_bot = "random" if all(("random", o) in cells for o in opponents) else None
@@ -645,7 +645,7 @@ def standing_text(comparison: dict[str, Any], bot: str) -> str:
     return f"{word} {bot} ({comparison['difference']:+.3f}, {lo:+.3f} to {hi:+.3f})"
 
 
-def _standing_lines(name: str, stats: dict[str, Any], opponents: list[str]) -> list[str]:
+def standing_lines(name: str, stats: dict[str, Any], opponents: list[str]) -> list[str]:
     """Where a family stands at each table against the heuristic and the expert (paired), and its normalised
     cross-table score."""
     parts = []
@@ -833,7 +833,7 @@ def _glance_row(env: str, parts: dict[str, dict[str, Any]], families: list[str],
     """One game's rows of :func:`at_a_glance`: the expert's table (held out from the rl track's training), then the
     heuristic's (none without both reference bots)."""
     any_part = parts.get("rl") or parts["distilled"]
-    refs = _reference_bots(list(any_part["policies"]))
+    refs = reference_bots(list(any_part["policies"]))
     if refs is None:
         return []
     h, e = refs
@@ -884,7 +884,7 @@ def _glance_mixed(
             return "not evaluated yet"
         return iqm(seed_stats(r, labels, [table])["per_table"][table], len(labels))
 
-    refs = _reference_bots(r["bots"])
+    refs = reference_bots(r["bots"])
     if refs is None:
         return []
     h, e = refs
@@ -1056,7 +1056,7 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
             lines.append(f"| {p} | " + " | ".join(cell(cells[(p, o)]) for o in opponents) + " |")
     lines.append("")
     if n > 1:
-        lines += [*_standing_lines(name, stats, opponents), ""]
+        lines += [*standing_lines(name, stats, opponents), ""]
     lines += _render_goal(r)
     if r.get("accusations"):
         from parlour.training.analyses import analysis
@@ -1108,7 +1108,7 @@ def _render_game(r: dict[str, Any], folder: Path = CHECKPOINTS) -> list[str]:
 GAP_TARGET = 0.5
 
 
-def _reference_bots(names: list[str]) -> tuple[str, str] | None:
+def reference_bots(names: list[str]) -> tuple[str, str] | None:
     """The game's heuristic and expert bots among ``names`` (``<game>_heuristic``, ``<game>_expert``)."""
     heuristic = [p for p in names if p.endswith("_heuristic")]
     expert = [p for p in names if p.endswith("_expert")]
@@ -1125,7 +1125,7 @@ def goal_comparison(r: dict[str, Any]) -> dict[str, Any] | None:
     ``gap_closed`` is (seeds − heuristic) / (expert − heuristic), where the expert is above the heuristic."""
     from parlour.training.stats import cell_interval, clustered_interval
 
-    bots = _reference_bots(r["policies"])
+    bots = reference_bots(r["policies"])
     if bots is None:
         return None
     heuristic, expert = bots

@@ -19,7 +19,7 @@ import numpy as np
 
 from parlour.envs import ENVIRONMENTS, make
 from parlour.envs.contract import Rules
-from parlour.envs.core import GameEnv, ParlourEnv
+from parlour.envs.core import ParlourEnv
 from parlour.envs.layout import Field, Layout
 
 _UNIFORM = np.random.default_rng(12345).random(1 << 16)
@@ -173,7 +173,7 @@ def from_scratch(env: Any) -> Any:
 
     class FromScratch(cls):  # type: ignore[valid-type,misc]
         def _apply(self, action: int) -> Any:
-            return GameEnv._apply(self, action)
+            return self.game.play(action)  # the rules alone (the driver has checked the mask), no source to update
 
         def _incremental_observation(self, seat: int) -> np.ndarray:
             return self._reference_observation(seat)

@@ -38,17 +38,17 @@ from parlour.training.baselines_table import (
     Reuse,
     RLSpec,
     SweepSpec,
-    _reference_bots,
-    _standing_lines,
     aggregate_rows,
     check_baselines_md,
     chosen,
     minutes,
     read_results,
+    reference_bots,
     refuse_mismatch,
     reuse,
     run_metrics,
     seed_stats,
+    standing_lines,
     train_or_reuse,
     write_baselines_md,
 )
@@ -294,7 +294,7 @@ def evaluate(
     report["method"] = f"{SEED_T_METHOD}; {NORMALISED_METHOD}; {PAIRED_METHOD}"
     report["spec_seeds"] = list(rl.seeds)
     report["shipped"] = {"name": own, "family": rl.shipped_algorithm, "seed": rl.shipped_seed}
-    refs = _reference_bots([b.name for b in bots])
+    refs = reference_bots([b.name for b in bots])
     report["levels"] = {}
     if refs is not None:
         h, e = refs
@@ -466,7 +466,7 @@ def render(r: dict[str, Any]) -> list[str]:
             "",
         ]
         for name in families:
-            lines += _standing_lines(name, stats[name], opponents)
+            lines += standing_lines(name, stats[name], opponents)
         lines.append("")
     curves = r.get("curves", {}).get("families", {})
     if curves:
@@ -588,7 +588,7 @@ def bot_levels(env_name: str, folder: Path) -> dict[str, dict[str, float]]:
         if path.is_file():
             r = read_results(path, kind)
             try:
-                refs = _reference_bots(list(r["policies"]))
+                refs = reference_bots(list(r["policies"]))
                 if refs is not None:
                     cells = {(m["policy"], m["opponent"]): m["win_rate"] for m in r["matchups"]}
                     tables = list(dict.fromkeys(m["opponent"] for m in r["matchups"]))
