@@ -50,7 +50,6 @@ episode, its parameters played as ``self`` plays the current ones.
 
 from __future__ import annotations
 
-import csv
 import functools
 import json
 import math
@@ -65,7 +64,6 @@ import numpy as np
 from parlour.baselines import field_net
 from parlour.baselines.policy_file import check_compatible, mlp_network, save_policy
 from parlour.envs import make as make_env
-from parlour.envs.fileio import atomic_write
 from parlour.training.checkpoints import STATE_FILE, TENSORS_FILE, is_checkpoint, read_checkpoint, write_checkpoint
 from parlour.training.config import SELF_PLAY, SNAPSHOTS, TrainConfig, encoder_network
 from parlour.training.jax_eval import masked_logits
@@ -737,23 +735,6 @@ def _restore_earlier(
     return ppo.reset(params, opt_state, key), steps, marks
 
 
-def _keep_evaluations_to(run: Path, last: int) -> None:
-    """Drop the periodic evaluations after step ``last`` (the last one the checkpoint resumed from knows of): a
-    session killed after its last checkpoint wrote them, and the resumed run evaluates those steps again."""
-    from parlour.training.run import evaluations
-
-    def later(row: Any) -> bool:
-        steps = row.get("timesteps") if isinstance(row, dict) else None
-        return isinstance(steps, int) and steps > last
-
-    rows = evaluations(run)  # a line that is not JSON is refused there, naming the file
-    if not any(later(r) for r in rows):
-        return
-    path = run / "evaluations.jsonl"
-    lines = [line for line in path.read_text().splitlines() if line.strip()]  # the lines evaluations() read
-    atomic_write(path, "".join(f"{line}\n" for line, r in zip(lines, rows, strict=True) if not later(r)))
-
-
 def jax_periodic_evaluation(
     ppo: PPO, params: dict[str, Any], cfg: TrainConfig, run: Path, steps: int
 ) -> dict[str, Any]:
@@ -773,139 +754,89 @@ def jax_periodic_evaluation(
     return row
 
 
+class _JaxLearner:
+    """The jitted PPO as :func:`parlour.training.session.run_session` drives it."""
+
+    trainer = "jax"
+
+    def __init__(
+        self, cfg: TrainConfig, run: Path, ppo: PPO, state: TrainState, steps: int, meta: dict[str, Any]
+    ) -> None:
+        self.cfg, self.run, self.ppo, self.state, self.steps, self.meta = cfg, run, ppo, state, steps, meta
+        self.entries = sampling_columns(list(cfg.opponents)) if ppo.prioritised else []
+        self.header = ["time/total_timesteps", "rollout/ep_rew_mean", "train/entropy_loss", "time/time_elapsed"]
+        self.header += [f"sampling/p_{e}" for e in self.entries] + [f"sampling/loss_ema_{e}" for e in self.entries]
+        self.header += ["train/hindsight_loss"] if ppo.hindsight else []
+        self.first_update: float | None = None
+        self.first_done: float | None = None
+
+    def update(self, started: float) -> tuple[int, list[Any]]:
+        import jax
+
+        began = time.perf_counter()
+        self.state, metrics = self.ppo.update(self.state)
+        self.steps += self.ppo.steps_per_update
+        if self.first_update is None:  # compiling is in the first update: kept apart for the bench
+            jax.block_until_ready(self.state)
+            self.first_done = time.perf_counter()
+            self.first_update = self.first_done - began
+        line: list[Any] = [
+            float(metrics["episode_reward_mean"]),
+            -float(metrics["entropy"]),
+            round(time.perf_counter() - started, 1),
+        ]
+        if self.entries:
+            line += [float(x) for x in np.asarray(metrics["sampling_probs"])]
+            line += [float(x) for x in np.asarray(metrics["sampling_loss_ema"])]
+        if self.ppo.hindsight:
+            line.append(float(metrics["hindsight_loss"]))
+        return self.steps, line
+
+    def save(self, steps: int, marks: dict[str, int]) -> None:
+        _save(self.state, self.run, self.meta, steps, marks)
+
+    def evaluate(self, steps: int) -> dict[str, Any]:
+        from parlour.training import session
+
+        if self.cfg.train.eval_backend == "jax":
+            return jax_periodic_evaluation(self.ppo, self.state.params, self.cfg, self.run, steps)
+        periodic = self.run / "checkpoints" / "periodic"
+        export(self.state.params, periodic, self.cfg, self.meta, training_record(self.meta, steps))
+        return session.periodic_evaluation(self.cfg, self.run, periodic.with_suffix(".json"), steps)
+
+    def export(self, path: Path, steps: int, train_wall: float) -> None:
+        from parlour.training.run import evaluations
+
+        algorithm = ALGORITHM + (HINDSIGHT_NOTE if self.ppo.hindsight else "")
+        record = training_record(
+            self.meta, steps, algorithm=algorithm, evaluations=evaluations(self.run), train_wall_seconds=train_wall
+        )
+        export(self.state.params, path, self.cfg, self.meta, record)
+
+    def finish(self, session_steps: int, started: float, wall: float) -> dict[str, Any]:
+        spu, done = self.ppo.steps_per_update, self.first_done
+        return {
+            # the first update's seconds hold the compilation; the rate after it is the steady one
+            "first_update_seconds": self.first_update,
+            "steady_steps_per_second": (session_steps - spu) / (started + wall - done)
+            if done is not None and session_steps > spu and started + wall > done
+            else None,
+        }
+
+
 def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
+    """The jitted trainer's session: the run's PPO state, new or resumed from its checkpoint, through the one session
+    loop (:func:`parlour.training.session.run_session`)."""
     import jax
 
-    from parlour.training.run import (
-        FINAL_REPORT,
-        POLICY_STEM,
-        Stop,
-        TrainingStopped,
-        evaluations,
-        new_session,
-        previous_metrics,
-        wall_before,
-        write_metrics,
-    )
-    from parlour.training.session import final_evaluation, format_evaluation, periodic_evaluation, plot_learning_curve
+    from parlour.training.session import new_marks, run_session
 
     probe = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
     meta = checkpoint_meta(probe, {"config": json.loads(json.dumps(asdict(cfg))), "trainer": "jax"})
     ppo = PPO(cfg)
     latest = run / "checkpoints" / CHECKPOINT_DIR
-    budget = cfg.train
     if session.resume and is_checkpoint(latest):
         state, steps, marks = _restore(ppo, latest, meta, cfg.seed)
     else:
-        marks = {"checkpoint": 0, "evaluation": 0, "eval_base": 0, "eval_every": budget.eval_every}
-        state, steps = ppo.init(jax.random.PRNGKey(cfg.seed)), 0
-    if session.resume:
-        _keep_evaluations_to(run, marks["evaluation"])
-    every = budget.eval_every
-    if marks["eval_every"] != every:
-        # eval_every changed on resume (or an earlier Parlour's checkpoint): the multiples of the new one from here on
-        marks["eval_base"], marks["eval_every"] = steps - steps % every if every else steps, every
-    done_steps = steps
-    # step 0 is a point of the curve too (the untrained network), once per run: a resume at step 0 whose session
-    # already wrote it does not write it again. The evaluation plays an exported copy of the parameters and draws
-    # nothing from the training state, so the run trains as it would without it.
-    written = [r.get("timesteps") for r in evaluations(run) if isinstance(r, dict)]
-    initial = bool(every) and steps == 0 and 0 not in written
-    previous = previous_metrics(run) if session.resume else {}
-    start = time.perf_counter()
-    bar = None
-    if session.progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=budget.total_timesteps, initial=steps, desc="train (jax)", unit="step", dynamic_ncols=True)
-    try:
-        with Stop() as stop, open(new_session(run) / "progress.csv", "w", newline="") as f:
-            log = csv.writer(f)
-            header = ["time/total_timesteps", "rollout/ep_rew_mean", "train/entropy_loss", "time/time_elapsed"]
-            entries = sampling_columns(list(cfg.opponents)) if ppo.prioritised else []
-            header += [f"sampling/p_{e}" for e in entries] + [f"sampling/loss_ema_{e}" for e in entries]
-            header += ["train/hindsight_loss"] if ppo.hindsight else []
-            log.writerow(header)
-            first_update = first_done = None
-            # Between two updates, where the whole state is in hand: the evaluation due here (also one a session
-            # killed after its checkpoint left undone), then a stop or the end of the budget, else the next update
-            # and the checkpoint due after it. A stop asked for during an update or an evaluation waits for it.
-            while True:
-                if every and (initial or steps - marks["eval_base"] >= every):
-                    initial = False
-                    marks["eval_base"], marks["evaluation"] = steps - steps % every, steps
-                    if budget.eval_backend == "jax":
-                        row = jax_periodic_evaluation(ppo, state.params, cfg, run, steps)
-                    else:
-                        export(state.params, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
-                        row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
-                    (bar.write if bar is not None else print)(format_evaluation(row, cfg.game.num_players))
-                if steps >= budget.total_timesteps or stop.signum is not None:
-                    break
-                began = time.perf_counter()
-                state, metrics = ppo.update(state)
-                steps += ppo.steps_per_update
-                if first_update is None:  # compiling is in the first update: kept apart for the bench
-                    jax.block_until_ready(state)
-                    first_done = time.perf_counter()
-                    first_update = first_done - began
-                line: list[Any] = [
-                    steps,
-                    float(metrics["episode_reward_mean"]),
-                    -float(metrics["entropy"]),
-                    round(time.perf_counter() - start, 1),
-                ]
-                if entries:
-                    line += [float(x) for x in np.asarray(metrics["sampling_probs"])]
-                    line += [float(x) for x in np.asarray(metrics["sampling_loss_ema"])]
-                if ppo.hindsight:
-                    line.append(float(metrics["hindsight_loss"]))
-                log.writerow(line)
-                f.flush()
-                if bar is not None:
-                    bar.update(ppo.steps_per_update)
-                if steps - marks["checkpoint"] >= budget.checkpoint_every:
-                    marks["checkpoint"] = steps
-                    _save(state, run, meta, steps, marks)
-                    # the time so far beside each checkpoint (a session killed outright loses only what followed)
-                    so_far = wall_before(previous) + time.perf_counter() - start
-                    write_metrics(run, {"timesteps": steps, "train_wall_seconds": so_far})
-            wall = time.perf_counter() - start
-            train_wall = wall_before(previous) + wall
-            _save(state, run, meta, steps, marks)
-            if stop.signum is not None:
-                write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})
-                raise TrainingStopped(
-                    stop.signum, f"at step {steps:,} of {budget.total_timesteps:,}; checkpoint saved to {latest}"
-                )
-    finally:
-        if bar is not None:
-            bar.close()
-    algorithm = ALGORITHM + (HINDSIGHT_NOTE if ppo.hindsight else "")
-    record = training_record(
-        meta, steps, algorithm=algorithm, evaluations=evaluations(run), train_wall_seconds=train_wall
-    )
-    export(state.params, run / POLICY_STEM, cfg, meta, record)
-    report = final_evaluation(cfg, run, session.progress) if session.final_eval else None
-    plot_learning_curve(run)
-    session_steps = steps - done_steps
-    metrics_out = {
-        "finished": True,
-        "trainer": "jax",
-        "timesteps": steps,
-        "session_steps": session_steps,
-        "session_wall_seconds": wall,
-        "train_wall_seconds": train_wall,
-        "steps_per_second": session_steps / wall if wall > 0 else None,
-        # the first update's seconds hold the compilation; the rate after it is the steady one
-        "first_update_seconds": first_update,
-        "steady_steps_per_second": (session_steps - ppo.steps_per_update) / (start + wall - first_done)
-        if first_done is not None and session_steps > ppo.steps_per_update and start + wall > first_done
-        else None,
-        "env_seconds": None,
-        "env_share": None,
-        "learner_share": None,
-        "final_eval": dict(report["policies"]) if report is not None else None,
-    }
-    write_metrics(run, metrics_out)
-    return {**metrics_out, FINAL_REPORT: report}
+        state, steps, marks = ppo.init(jax.random.PRNGKey(cfg.seed)), 0, new_marks(0, cfg.train.eval_every)
+    return run_session(cfg, run, _JaxLearner(cfg, run, ppo, state, steps, meta), steps, marks, session)

@@ -17,7 +17,6 @@ file, what evaluation loads), ``final_eval.*``, ``learning_curve.png`` and ``met
 
 from __future__ import annotations
 
-import csv
 import json
 import time
 from dataclasses import asdict
@@ -92,17 +91,20 @@ def algorithm_config(cfg: TrainConfig) -> Any:
     )
 
 
-def _save(algo: Any, run: Path, meta: dict[str, Any], steps: int) -> Path:
+def _save(algo: Any, run: Path, meta: dict[str, Any], steps: int, marks: dict[str, int]) -> Path:
     """The algorithm's whole state (``Algorithm.get_state()``: weights, optimizer, counters, metrics) as a
     pickle-free checkpoint folder (:mod:`parlour.training.checkpoints`), written atomically. RLlib's own
     ``save_to_path`` pickles, so it is not used: a run folder must resume without unpickling anything."""
-    meta = meta | {"timesteps": steps, "trainer": "rllib"}
+    meta = meta | {"timesteps": steps, "trainer": "rllib", "marks": dict(marks)}
     return write_checkpoint(run / "checkpoints" / CHECKPOINT_DIR, meta, algo.get_state())
 
 
-def _restore(algo: Any, run: Path, meta: dict[str, Any]) -> int:
-    """Load :func:`_save`'s checkpoint into ``algo`` (built from the run's config); returns its step."""
+def _restore(algo: Any, run: Path, meta: dict[str, Any], eval_every: int) -> tuple[int, dict[str, int]]:
+    """Load :func:`_save`'s checkpoint into ``algo`` (built from the run's config); returns its step and the session's
+    cadence it saved (a checkpoint of an earlier Parlour, which saved none: the multiples of ``eval_every`` from its
+    step)."""
     from parlour.training.run import does_not_fit
+    from parlour.training.session import new_marks
 
     folder = run / "checkpoints" / CHECKPOINT_DIR
     saved, state = read_checkpoint(folder)
@@ -111,7 +113,12 @@ def _restore(algo: Any, run: Path, meta: dict[str, Any]) -> int:
         algo.set_state(state)
     except Exception as exc:  # noqa: BLE001 - RLlib raises many kinds for a state that does not fit
         raise does_not_fit(folder, "algorithm", exc) from None
-    return int(saved["timesteps"])
+    steps = int(saved["timesteps"])
+    marks = saved.get("marks")
+    keys = ("checkpoint", "evaluation", "eval_base", "eval_every")
+    if not (isinstance(marks, dict) and set(marks) == set(keys) and all(type(marks[k]) is int for k in keys)):
+        marks = new_marks(steps, eval_every)
+    return steps, marks
 
 
 def export(algo: Any, path: Path, cfg: TrainConfig, meta: dict[str, Any], record: dict[str, Any]) -> Path:
@@ -123,21 +130,55 @@ def export(algo: Any, path: Path, cfg: TrainConfig, meta: dict[str, Any], record
     return save_policy(path, policy_tensors(algo.get_module(SHARED)), spec)
 
 
+class _RLlibLearner:
+    """RLlib's algorithm as :func:`parlour.training.session.run_session` drives it: one ``algo.train()`` an update."""
+
+    trainer = "rllib"
+    header = ["time/total_timesteps", "rollout/ep_rew_mean", "time/time_elapsed"]
+
+    def __init__(self, cfg: TrainConfig, run: Path, algo: Any, steps: int, meta: dict[str, Any]) -> None:
+        self.cfg, self.run, self.algo, self.steps, self.meta = cfg, run, algo, steps, meta
+
+    def update(self, started: float) -> tuple[int, list[Any]]:
+        result = self.algo.train()
+        runners = result.get("env_runners", {})
+        new = int(runners.get("num_env_steps_sampled_lifetime", 0))
+        if new <= self.steps:  # a restored run continues RLlib's own count; a count that stalls would loop
+            raise RuntimeError(f"RLlib reported {new} steps sampled in all after {self.steps}: no progress")
+        self.steps = new
+        returns = runners.get("agent_episode_returns_mean") or {}
+        mean = sum(returns.values()) / len(returns) if returns else float("nan")
+        return new, [mean, round(time.perf_counter() - started, 1)]
+
+    def save(self, steps: int, marks: dict[str, int]) -> None:
+        _save(self.algo, self.run, self.meta, steps, marks)
+
+    def evaluate(self, steps: int) -> dict[str, Any]:
+        from parlour.training import session
+
+        periodic = self.run / "checkpoints" / "periodic"
+        export(self.algo, periodic, self.cfg, self.meta, training_record(self.meta, steps))
+        return session.periodic_evaluation(self.cfg, self.run, periodic.with_suffix(".json"), steps)
+
+    def export(self, path: Path, steps: int, train_wall: float) -> None:
+        from parlour.training.run import evaluations
+
+        record = training_record(
+            self.meta, steps, algorithm=ALGORITHM, evaluations=evaluations(self.run), train_wall_seconds=train_wall
+        )
+        export(self.algo, path, self.cfg, self.meta, record)
+
+    def finish(self, session_steps: int, started: float, wall: float) -> dict[str, Any]:
+        self.algo.stop()
+        return {}
+
+
 def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:
+    """RLlib's session: the algorithm built from the config, new or resumed from the run's checkpoint, through the one
+    session loop (:func:`parlour.training.session.run_session`)."""
     import torch
 
-    from parlour.training.run import (
-        FINAL_REPORT,
-        POLICY_STEM,
-        Stop,
-        TrainingStopped,
-        evaluations,
-        new_session,
-        previous_metrics,
-        wall_before,
-        write_metrics,
-    )
-    from parlour.training.session import final_evaluation, format_evaluation, periodic_evaluation, plot_learning_curve
+    from parlour.training.session import new_marks, run_session
 
     torch.set_num_threads(cfg.train.torch_threads)
     start_ray(cfg.rllib.ray_address)
@@ -145,79 +186,7 @@ def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]
     meta = checkpoint_meta(probe, {"config": json.loads(json.dumps(asdict(cfg))), "trainer": "rllib"})
     algo = algorithm_config(cfg).build_algo()
     latest = run / "checkpoints" / CHECKPOINT_DIR
-    steps = 0
+    steps, marks = 0, new_marks(0, cfg.train.eval_every)
     if session.resume and is_checkpoint(latest):
-        steps = _restore(algo, run, meta)
-    done_steps = steps
-    previous = previous_metrics(run) if session.resume else {}
-    log_dir = new_session(run)
-    budget = cfg.train
-    marks = {"ckpt": steps, "eval": steps}
-    start = time.perf_counter()
-    bar = None
-    if session.progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=budget.total_timesteps, initial=steps, desc="train (rllib)", unit="step", dynamic_ncols=True)
-    try:
-        with Stop() as stop, open(log_dir / "progress.csv", "w", newline="") as f:
-            log = csv.writer(f)
-            log.writerow(["time/total_timesteps", "rollout/ep_rew_mean", "time/time_elapsed"])
-            while steps < budget.total_timesteps and stop.signum is None:
-                result = algo.train()
-                runners = result.get("env_runners", {})
-                new = int(runners.get("num_env_steps_sampled_lifetime", 0))
-                if new <= steps:  # a restored run continues RLlib's own count; a count that stalls would loop
-                    raise RuntimeError(f"RLlib reported {new} steps sampled in all after {steps}: no progress")
-                steps = new
-                returns = runners.get("agent_episode_returns_mean") or {}
-                mean = sum(returns.values()) / len(returns) if returns else float("nan")
-                log.writerow([steps, mean, round(time.perf_counter() - start, 1)])
-                f.flush()
-                if bar is not None:
-                    bar.update(steps - bar.n)
-                if steps - marks["ckpt"] >= budget.checkpoint_every:
-                    marks["ckpt"] = steps
-                    _save(algo, run, meta, steps)
-                    # the time so far beside each checkpoint (a session killed outright loses only what followed)
-                    so_far = wall_before(previous) + time.perf_counter() - start
-                    write_metrics(run, {"timesteps": steps, "train_wall_seconds": so_far})
-                if budget.eval_every and steps - marks["eval"] >= budget.eval_every:
-                    marks["eval"] = steps
-                    export(algo, run / "checkpoints" / "periodic", cfg, meta, training_record(meta, steps))
-                    row = periodic_evaluation(cfg, run, run / "checkpoints" / "periodic.json", steps)
-                    (bar.write if bar is not None else print)(format_evaluation(row, cfg.game.num_players))
-            wall = time.perf_counter() - start
-            train_wall = wall_before(previous) + wall
-            _save(algo, run, meta, steps)
-            if stop.signum is not None:
-                write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})
-                raise TrainingStopped(
-                    stop.signum, f"at step {steps:,} of {budget.total_timesteps:,}; checkpoint saved to {latest}"
-                )
-    finally:
-        if bar is not None:
-            bar.close()
-    record = training_record(
-        meta, steps, algorithm=ALGORITHM, evaluations=evaluations(run), train_wall_seconds=train_wall
-    )
-    export(algo, run / POLICY_STEM, cfg, meta, record)
-    algo.stop()
-    report = final_evaluation(cfg, run, session.progress) if session.final_eval else None
-    plot_learning_curve(run)
-    session_steps = steps - done_steps
-    metrics = {
-        "finished": True,
-        "trainer": "rllib",
-        "timesteps": steps,
-        "session_steps": session_steps,
-        "session_wall_seconds": wall,
-        "train_wall_seconds": train_wall,
-        "steps_per_second": session_steps / wall if wall > 0 else None,
-        "env_seconds": None,
-        "env_share": None,
-        "learner_share": None,
-        "final_eval": dict(report["policies"]) if report is not None else None,
-    }
-    write_metrics(run, metrics)
-    return {**metrics, FINAL_REPORT: report}  # the whole report for the caller to print; metrics.json keeps rates
+        steps, marks = _restore(algo, run, meta, cfg.train.eval_every)
+    return run_session(cfg, run, _RLlibLearner(cfg, run, algo, steps, meta), steps, marks, session)

@@ -1,13 +1,17 @@
 """What a training session does around its trainer's updates: the periodic evaluations of the policy being trained
-(one line each, appended to ``evaluations.jsonl``), the final evaluation at the config's tables, and the learning
-curve. Every trainer's session uses these (:mod:`parlour.training.run` holds the run folder below them)."""
+(one line each, appended to ``evaluations.jsonl``), the final evaluation at the config's tables, the learning curve,
+and the one session loop (:func:`run_session`) of the trainers that step a whole update at a time -- the jitted JAX
+PPO and RLlib, each a :class:`Learner` -- with its cadence of evaluations and checkpoints, its stops and its budget.
+(The SB3 trainer still runs SB3's own loop, with its callback.) :mod:`parlour.training.run` holds the run folder
+below them."""
 
 from __future__ import annotations
 
+import csv
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from parlour.baselines import resolve
 from parlour.baselines.base import Policy
@@ -15,7 +19,7 @@ from parlour.baselines.policy_file import PolicyFile, table_for
 from parlour.envs.fileio import append_text, atomic_write
 from parlour.training.config import TrainConfig
 from parlour.training.evaluation.matchups import play_matchup, run_evaluation, write_report
-from parlour.training.run import POLICY_STEM, evaluations
+from parlour.training.run import POLICY_STEM, Session, evaluations
 
 
 def resolve_for(cfg: TrainConfig, spec: str, label: str | None = None) -> Policy:
@@ -125,3 +129,165 @@ def plot_learning_curve(run: Path) -> Path:
     out = atomic_write(run / "learning_curve.png", lambda path: fig.savefig(path, dpi=100, format="png"))
     plt.close(fig)
     return out
+
+
+def keep_evaluations_to(run: Path, last: int) -> None:
+    """Drop the periodic evaluations after step ``last`` (the last one the checkpoint resumed from knows of): a
+    session killed after its last checkpoint wrote them, and the resumed run evaluates those steps again."""
+
+    def later(row: Any) -> bool:
+        steps = row.get("timesteps") if isinstance(row, dict) else None
+        return isinstance(steps, int) and steps > last
+
+    rows = evaluations(run)  # a line that is not JSON is refused there, naming the file
+    if not any(later(r) for r in rows):
+        return
+    path = run / "evaluations.jsonl"
+    lines = [line for line in path.read_text().splitlines() if line.strip()]  # the lines evaluations() read
+    atomic_write(path, "".join(f"{line}\n" for line, r in zip(lines, rows, strict=True) if not later(r)))
+
+
+class Learner(Protocol):
+    """One trainer's learner as :func:`run_session` drives it: a whole update at a time, between which the session
+    evaluates, checkpoints and stops."""
+
+    #: The ``trainer:`` it belongs to (``metrics.json``'s ``trainer``; the progress bar's label).
+    trainer: str
+    #: The progress log's columns (``logs/session_K/progress.csv``), the step count first.
+    header: list[str]
+
+    def update(self, started: float) -> tuple[int, list[Any]]:
+        """One update (its rollout and its learning); returns the run's steps after it and the log row's values
+        after the step count (the session began at ``time.perf_counter()`` ``started``)."""
+
+    def save(self, steps: int, marks: dict[str, int]) -> None:
+        """Write the resume checkpoint at ``steps`` with the session's cadence ``marks``."""
+
+    def evaluate(self, steps: int) -> dict[str, Any]:
+        """The periodic evaluation at ``steps``, appended to ``evaluations.jsonl``; returns its row."""
+
+    def export(self, path: Path, steps: int, train_wall: float) -> None:
+        """Write the trained policy as a policy file at ``path`` (the record says ``steps`` and the training time)."""
+
+    def finish(self, session_steps: int, started: float, wall: float) -> dict[str, Any]:
+        """Release what the learner holds; returns its own entries of ``metrics.json`` (the session began at
+        ``time.perf_counter()`` ``started`` and trained ``wall`` seconds)."""
+
+
+def new_marks(steps: int, every: int) -> dict[str, int]:
+    """The cadence of a run started at ``steps``: the last checkpoint, the last evaluation, the multiple of
+    ``eval_every`` the next evaluation counts from, and that ``eval_every``."""
+    return {
+        "checkpoint": steps,
+        "evaluation": steps,
+        "eval_base": steps - steps % every if every else steps,
+        "eval_every": every,
+    }
+
+
+def run_session(
+    cfg: TrainConfig, run: Path, learner: Learner, steps: int, marks: dict[str, int], session: Session
+) -> dict[str, Any]:
+    """The one session loop of the trainers that step a whole update at a time (the jitted JAX PPO, RLlib): from
+    ``steps`` with the checkpoint's cadence ``marks``, evaluate at the multiples of ``train.eval_every`` (and once at
+    step 0), update, checkpoint every ``train.checkpoint_every`` steps, until the budget or a stop; then export the
+    policy, run the final evaluation and write ``metrics.json``. Between two updates the whole state is in hand: the
+    evaluation due there (also one a session killed after its checkpoint left undone), then a stop or the end of the
+    budget, else the next update and the checkpoint due after it. A stop asked for during an update or an evaluation
+    waits for it; the run raises :class:`~parlour.training.run.TrainingStopped` after saving."""
+    from parlour.training.run import (
+        CHECKPOINT_NAME,
+        FINAL_REPORT,
+        POLICY_STEM,
+        Stop,
+        TrainingStopped,
+        new_session,
+        previous_metrics,
+        wall_before,
+        write_metrics,
+    )
+
+    budget = cfg.train
+    if session.resume:
+        keep_evaluations_to(run, marks["evaluation"])
+    every = budget.eval_every
+    if marks["eval_every"] != every:
+        # eval_every changed on resume (or an earlier Parlour's checkpoint): the multiples of the new one from here on
+        marks["eval_base"], marks["eval_every"] = steps - steps % every if every else steps, every
+    done_steps = steps
+    # step 0 is a point of the curve too (the untrained network), once per run: a resume at step 0 whose session
+    # already wrote it does not write it again. The evaluation draws nothing from the training state, so the run
+    # trains as it would without it.
+    written = [r.get("timesteps") for r in evaluations(run) if isinstance(r, dict)]
+    initial = bool(every) and steps == 0 and 0 not in written
+    previous = previous_metrics(run) if session.resume else {}
+    start = time.perf_counter()
+    bar = None
+    if session.progress:
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=budget.total_timesteps,
+            initial=steps,
+            desc=f"train ({learner.trainer})",
+            unit="step",
+            dynamic_ncols=True,
+        )
+    try:
+        with Stop() as stop, open(new_session(run) / "progress.csv", "w", newline="") as f:
+            log = csv.writer(f)
+            log.writerow(learner.header)
+            while True:
+                if every and (initial or steps - marks["eval_base"] >= every):
+                    initial = False
+                    marks["eval_base"], marks["evaluation"] = steps - steps % every, steps
+                    row = learner.evaluate(steps)
+                    (bar.write if bar is not None else print)(format_evaluation(row, cfg.game.num_players))
+                if steps >= budget.total_timesteps or stop.signum is not None:
+                    break
+                steps, values = learner.update(start)
+                log.writerow([steps, *values])
+                f.flush()
+                if bar is not None:
+                    bar.update(steps - bar.n)
+                if steps - marks["checkpoint"] >= budget.checkpoint_every:
+                    marks["checkpoint"] = steps
+                    learner.save(steps, marks)
+                    # the time so far beside each checkpoint (a session killed outright loses only what followed)
+                    write_metrics(
+                        run,
+                        {"timesteps": steps, "train_wall_seconds": wall_before(previous) + time.perf_counter() - start},
+                    )
+            wall = time.perf_counter() - start
+            train_wall = wall_before(previous) + wall
+            learner.save(steps, marks)
+            if stop.signum is not None:
+                write_metrics(run, {"timesteps": steps, "train_wall_seconds": train_wall})
+                latest = run / "checkpoints" / CHECKPOINT_NAME
+                raise TrainingStopped(
+                    stop.signum, f"at step {steps:,} of {budget.total_timesteps:,}; checkpoint saved to {latest}"
+                )
+    finally:
+        if bar is not None:
+            bar.close()
+    learner.export(run / POLICY_STEM, steps, train_wall)
+    own = learner.finish(steps - done_steps, start, wall)
+    report = final_evaluation(cfg, run, session.progress) if session.final_eval else None
+    plot_learning_curve(run)
+    session_steps = steps - done_steps
+    metrics = {
+        "finished": True,
+        "trainer": learner.trainer,
+        "timesteps": steps,
+        "session_steps": session_steps,
+        "session_wall_seconds": wall,
+        "train_wall_seconds": train_wall,
+        "steps_per_second": session_steps / wall if wall > 0 else None,
+        **own,
+        "env_seconds": None,
+        "env_share": None,
+        "learner_share": None,
+        "final_eval": dict(report["policies"]) if report is not None else None,
+    }
+    write_metrics(run, metrics)
+    return {**metrics, FINAL_REPORT: report}  # the whole report for the caller to print; metrics.json keeps rates
