@@ -46,9 +46,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     pages = docs.site_pages()
     root = _root(config)
     baselines = (root / "BASELINES.md").read_text()
+    # BASELINES.md links the docs as the repository holds them (docs/NAME.md); the copy sits beside them in the site
     pages[BASELINES_PAGE] = (
         "<!-- Generated at build time: a copy of BASELINES.md at the repository's root. Edit that file. -->\n\n"
-        + baselines
+        + re.sub(r"\]\(docs/", "](", baselines)
     )
     for path, text in pages.items():
         if files.get_file_from_path(path) is not None:
