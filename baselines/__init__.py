@@ -350,71 +350,82 @@ def _import_policy(spec: str, env_name: str, label: str | None = None) -> Policy
             f"policy {spec!r} is neither module:NAME nor path/to/file.py:NAME (NAME: a Python name, dotted for an "
             f"attribute's attribute; split at the last ':')"
         )
+    obj, source, owner, sep = _import_owner(spec, left, from_file)
+    for part in attr.split("."):
+        value = getattr(obj, part, _MISSING)
+        if value is _MISSING:
+            raise UnknownPolicyError(f"policy {spec!r}: {owner} has no attribute {part!r}")
+        obj, owner, sep = value, f"{owner}{sep}{part}", "."
+    _check_games(obj, spec, env_name)
+    obj, call = _as_policy_object(obj, spec, owner)
+    _check_games(obj, spec, env_name)
+    if isinstance(obj, Policy) and not from_file:
+        return obj  # pickled by reference: its module is importable
+    label = label or short_label(spec)
+    named = obj.name if isinstance(obj, Policy) and obj.name != Policy.name else label
+    return _External(obj, named, (source, env_name, label), call=call)
+
+
+def _import_owner(spec: str, left: str, from_file: bool) -> tuple[Any, str, str, str]:
+    """The module (or the file's namespace) ``left`` of ``spec`` names, once it is found: ``(object, source to
+    reload it by, its name in messages, the separator before an attribute)``."""
     try:
         if from_file:
             path = Path(left).expanduser()
             if not path.is_file():
                 here = "" if path.is_absolute() else f" in {Path.cwd()}"
                 raise UnknownPolicyError(f"policy {spec!r}: there is no Python file {str(path)!r}{here}")
-            obj: Any = _load_file(path, spec)
-            source, owner, sep = f"{path.resolve()}:{attr}", path.name, ":"
-        else:
-            try:
-                found = importlib.util.find_spec(left)
-            except (ImportError, ValueError):
-                found = None
-            if found is None:
-                raise UnknownPolicyError(
-                    f"policy {spec!r}: cannot import it as module:NAME (no module named {left!r}; a file is "
-                    "path/to/file.py:NAME)"
-                )
-            obj = importlib.import_module(left)
-            source, owner, sep = spec, left, "."
+            return _load_file(path, spec), f"{path.resolve()}:{spec.rpartition(':')[2]}", path.name, ":"
+        try:
+            found = importlib.util.find_spec(left)
+        except (ImportError, ValueError):
+            found = None
+        if found is None:
+            raise UnknownPolicyError(
+                f"policy {spec!r}: cannot import it as module:NAME (no module named {left!r}; a file is "
+                "path/to/file.py:NAME)"
+            )
+        return importlib.import_module(left), spec, left, "."
     except ImportError as exc:
         raise UnknownPolicyError(f"policy {spec!r}: importing it failed ({exc})") from None
-    for part in attr.split("."):
-        value = getattr(obj, part, _MISSING)
-        if value is _MISSING:
-            raise UnknownPolicyError(f"policy {spec!r}: {owner} has no attribute {part!r}")
-        obj, owner, sep = value, f"{owner}{sep}{part}", "."
-    where = owner
+
+
+def _check_games(obj: Any, spec: str, env_name: str) -> None:
+    """Refuse an object whose ``games`` attribute leaves ``env_name`` out."""
+    games = getattr(obj, "games", None)
+    if games is not None and env_name not in games:
+        raise UnknownPolicyError(f"policy {spec!r} plays {list(games)}, not {env_name}")
+
+
+def _as_policy_object(obj: Any, spec: str, where: str) -> tuple[Any, bool]:
+    """``(object, call)``: an instance of a policy class (constructed with no arguments once its signature allows
+    it), an object with an ``act`` method, or a plain callable (``call``: it is called, not its ``act``); anything
+    else is refused in one line."""
 
     def refused(why: str) -> UnknownPolicyError:
         why = why.replace("\n", "\\n")  # one line, whatever a signature's defaults print
         return UnknownPolicyError(f"policy {spec!r} is not a policy: {why} but {ACCEPTED_OBJECTS}")
 
-    games = getattr(obj, "games", None)
-    if games is not None and env_name not in games:
-        raise UnknownPolicyError(f"policy {spec!r} plays {list(games)}, not {env_name}")
-    call = False
     if isinstance(obj, type):
         if not callable(getattr(obj, "act", None)):
             raise refused(f"{where} is a class without an act method")
         why = _method_problem(obj, where)
         if why is not None:
             raise refused(why)
-        obj = obj()
-    elif callable(getattr(obj, "act", None)):
+        return obj(), False
+    if callable(getattr(obj, "act", None)):
         why = _call_problem(obj.act)
         if why is not None and why != "has no signature Python can inspect":
             raise refused(f"{where}.act {why}")
-    elif callable(obj):
+        return obj, False
+    if callable(obj):
         why = _call_problem(obj)
         if why is None and inspect.isbuiltin(obj):
             why = "is a built-in function"
         if why is not None:
             raise refused(f"{where} {why}")
-        call = True
-    else:
-        raise refused(f"{where} is of type {type(obj).__name__}")
-    games = getattr(obj, "games", None)
-    if games is not None and env_name not in games:
-        raise UnknownPolicyError(f"policy {spec!r} plays {list(games)}, not {env_name}")
-    if isinstance(obj, Policy) and not from_file:
-        return obj  # pickled by reference: its module is importable
-    label = label or short_label(spec)
-    named = obj.name if isinstance(obj, Policy) and obj.name != Policy.name else label
-    return _External(obj, named, (source, env_name, label), call=call)
+        return obj, True
+    raise refused(f"{where} is of type {type(obj).__name__}")
 
 
 def make(name: str, env_name: str | None = None) -> Policy:

@@ -217,56 +217,110 @@ class ElevensesHeuristic(Policy):
         """This bot's score of every action (NaN where it scores none); ``rng`` adds its small random tie-break
         among cards (``None``: none)."""
         scores = np.full(len(action_mask), np.nan)
-        ph = view.phase
-        if ph == rules.TURN:
-            for back, k in view.hand:
-                a = card_action(back, k)
-                scores[a] = card_value(view, k) + _jitter(rng)
-                if k == rules.ELEVENSES:
-                    scores[a] = 100.0 if self.end_now(view) else -100.0
-            scores[rules.REARRANGE] = 0.0
-            scores[rules.PASS_TURN] = -50.0
-        elif ph == rules.REARRANGE_CARD:
-            for back, k in view.hand:
-                scores[card_action(back, k)] = -card_value(view, k)
-            scores[rules.STOP] = 10.0
-        elif ph in (rules.ADD, rules.LATE, rules.MOVE_TO):
-            scores[rules.PLATE_BASE + self.target_plate(view)] = 1.0
-        elif ph == rules.MOVE_FROM:
-            scores[rules.STOP] = 0.5
-            own = rules.PLATE_BASE + 0
-            scores[own] = 2.0 if view.plates[0] > 0 else -1.0
-            if view.effect == rules.TARTS and view.plates[0] == 0:  # Tarts must move one: from the emptiest other plate
-                for x in view.positions:
-                    scores[rules.PLATE_BASE + x] = -view.plates[x]
-        elif ph == rules.SWAP_1:
-            low = min(view.positions, key=lambda x: view.plates[x])
-            scores[rules.STOP] = 0.5
-            if view.plates[low] < view.plates[0]:
-                scores[rules.PLATE_BASE + 0] = 1.0
-        elif ph == rules.SWAP_2:
+        rule = _PHASE_RULES.get(view.phase)
+        return scores if rule is None else getattr(self, rule)(view, observation, scores, rng)
+
+    def turn_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """A turn: play the card worth most (Elevenses only to end a round it is losing), rather than rearrange or
+        pass."""
+        for back, k in view.hand:
+            a = card_action(back, k)
+            scores[a] = card_value(view, k) + _jitter(rng)
+            if k == rules.ELEVENSES:
+                scores[a] = 100.0 if self.end_now(view) else -100.0
+        scores[rules.REARRANGE] = 0.0
+        scores[rules.PASS_TURN] = -50.0
+        return scores
+
+    def rearrange_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """Rearranging: move the card worth least, or stop."""
+        for back, k in view.hand:
+            scores[card_action(back, k)] = -card_value(view, k)
+        scores[rules.STOP] = 10.0
+        return scores
+
+    def target_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """Adding or moving cubes to a plate: :meth:`target_plate`."""
+        scores[rules.PLATE_BASE + self.target_plate(view)] = 1.0
+        return scores
+
+    def move_from_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """Moving a cube away: from its own plate if it has one."""
+        scores[rules.STOP] = 0.5
+        scores[rules.PLATE_BASE + 0] = 2.0 if view.plates[0] > 0 else -1.0
+        if view.effect == rules.TARTS and view.plates[0] == 0:  # Tarts must move one: from the emptiest other plate
             for x in view.positions:
                 scores[rules.PLATE_BASE + x] = -view.plates[x]
-        elif ph == rules.LOOK:
-            for x in view.positions:
-                scores[rules.GUILT_BASE + x] = 0.0 if view.guilt[x].any() else 1.0
-        elif ph == rules.CLAIM:
-            looked = int(np.argmax(observation[_LAYOUT.slices["looked"]]))
-            saw_murderer = bool(view.guilt[looked, 1])
-            if self.guilty(view):
-                scores[rules.CLAIM_MURDERER] = 1.0  # frame whoever it was
-            else:
-                scores[rules.CLAIM_MURDERER if saw_murderer else rules.CLAIM_INNOCENT] = 1.0
-        elif ph in (rules.CUCUMBER_1, rules.CUCUMBER_2):
-            scores = self.cucumber(view, ph, scores)
-        elif ph in (rules.PASS, rules.HAM_GIVE, rules.CAKES_GIVE):
-            for back, k in view.hand:
-                scores[card_action(back, k)] = -card_value(view, k)
-        elif ph in (rules.HAM_TAKE, rules.CAKES_TAKE):
-            worst = min((card_value(view, k) for _, k in view.hand if k != rules.ELEVENSES), default=0.0)
-            scores[rules.STOP] = worst
-            for back, k in view.other_hand:
-                scores[card_action(back, k)] = card_value(view, k)
+        return scores
+
+    def swap_first_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """Swapping plates: its own first, when some plate holds fewer cubes."""
+        low = min(view.positions, key=lambda x: view.plates[x])
+        scores[rules.STOP] = 0.5
+        if view.plates[low] < view.plates[0]:
+            scores[rules.PLATE_BASE + 0] = 1.0
+        return scores
+
+    def swap_second_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """The plate to swap with: the emptiest."""
+        for x in view.positions:
+            scores[rules.PLATE_BASE + x] = -view.plates[x]
+        return scores
+
+    def look_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """Looking at a guest card: one it does not know yet."""
+        for x in view.positions:
+            scores[rules.GUILT_BASE + x] = 0.0 if view.guilt[x].any() else 1.0
+        return scores
+
+    def claim_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """Claiming what it saw: the truth when innocent; a murderer frames whoever it was."""
+        looked = int(np.argmax(observation[_LAYOUT.slices["looked"]]))
+        saw_murderer = bool(view.guilt[looked, 1])
+        if self.guilty(view):
+            scores[rules.CLAIM_MURDERER] = 1.0  # frame whoever it was
+        else:
+            scores[rules.CLAIM_MURDERER if saw_murderer else rules.CLAIM_INNOCENT] = 1.0
+        return scores
+
+    def cucumber_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """Cucumber Sandwiches: :meth:`cucumber`."""
+        return self.cucumber(view, view.phase, scores)
+
+    def give_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """Passing or giving a card: the one worth least."""
+        for back, k in view.hand:
+            scores[card_action(back, k)] = -card_value(view, k)
+        return scores
+
+    def take_scores(
+        self, view: View, observation: np.ndarray, scores: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        """Taking a card: one worth more than the worst it holds, else none."""
+        worst = min((card_value(view, k) for _, k in view.hand if k != rules.ELEVENSES), default=0.0)
+        scores[rules.STOP] = worst
+        for back, k in view.other_hand:
+            scores[card_action(back, k)] = card_value(view, k)
         return scores
 
     def end_now(self, view: View) -> bool:
@@ -283,6 +337,28 @@ class ElevensesHeuristic(Policy):
         want = source if ph == rules.CUCUMBER_1 else lead
         scores[rules.GUILT_BASE + want] = 1.0
         return scores
+
+
+#: Which of the heuristic's methods scores each phase (phases missing here are not scored: every action NaN).
+_PHASE_RULES: dict[int, str] = {
+    rules.TURN: "turn_scores",
+    rules.REARRANGE_CARD: "rearrange_scores",
+    rules.ADD: "target_scores",
+    rules.LATE: "target_scores",
+    rules.MOVE_TO: "target_scores",
+    rules.MOVE_FROM: "move_from_scores",
+    rules.SWAP_1: "swap_first_scores",
+    rules.SWAP_2: "swap_second_scores",
+    rules.LOOK: "look_scores",
+    rules.CLAIM: "claim_scores",
+    rules.CUCUMBER_1: "cucumber_scores",
+    rules.CUCUMBER_2: "cucumber_scores",
+    rules.PASS: "give_scores",
+    rules.HAM_GIVE: "give_scores",
+    rules.CAKES_GIVE: "give_scores",
+    rules.HAM_TAKE: "take_scores",
+    rules.CAKES_TAKE: "take_scores",
+}
 
 
 def _jitter(rng: np.random.Generator | None) -> float:

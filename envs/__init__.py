@@ -104,14 +104,23 @@ def check_record(record: Any) -> ParlourEnv[Any]:
     seed: Any = record.get("game_seed")
     if not _is_int(seed) or not 0 <= seed <= MAX_GAME_SEED:
         raise ValueError(f"replay: game_seed must be an integer in [0, 2**63 - 2], not {_shown(seed)}")
-    n = env.num_players
+    _check_seats(record, env.num_players)
+    _check_moves(record.get("actions"), env.num_players)
+    return env
+
+
+def _check_seats(record: Mapping[str, Any], n: int) -> None:
+    """A record's optional ``players`` (``n`` names) and ``human_seat`` (a seat of ``n``)."""
     if "players" in record:
         players = record["players"]
         if not isinstance(players, list) or len(players) != n or not all(isinstance(p, str) for p in players):
             raise ValueError(f"replay: players must be a list of {n} names (strings), not {_shown(players)}")
     if "human_seat" in record and not (_is_int(record["human_seat"]) and 0 <= record["human_seat"] < n):
         raise ValueError(f"replay: human_seat must be a seat in [0, {n - 1}], not {_shown(record['human_seat'])}")
-    actions = record.get("actions")
+
+
+def _check_moves(actions: Any, n: int) -> None:
+    """A record's ``actions``: a list of moves, each an integer action and a seat of ``n``."""
     if not isinstance(actions, list):
         raise ValueError(f"replay: actions must be a list of moves, not {_shown(actions)}")
     for i, step in enumerate(actions):
@@ -123,7 +132,6 @@ def check_record(record: Any) -> ParlourEnv[Any]:
                 raise ValueError(f"{where}: {field} must be an integer, not {_shown(step.get(field))}")
         if not 0 <= step["seat"] < n:
             raise ValueError(f"{where}: seat {_shown(step['seat'])} is not a seat of this game: expected [0, {n - 1}]")
-    return env
 
 
 def replay(record: dict[str, Any]) -> ParlourEnv[Any]:

@@ -800,9 +800,10 @@ class _JaxLearner:
 
         if self.cfg.train.eval_backend == "jax":
             return jax_periodic_evaluation(self.ppo, self.state.params, self.cfg, self.run, steps)
-        periodic = self.run / "checkpoints" / "periodic"
-        export(self.state.params, periodic, self.cfg, self.meta, training_record(self.meta, steps))
-        return session.periodic_evaluation(self.cfg, self.run, periodic.with_suffix(".json"), steps)
+        record = training_record(self.meta, steps)
+        return session.exported_evaluation(
+            self.cfg, self.run, steps, lambda path: export(self.state.params, path, self.cfg, self.meta, record)
+        )
 
     def export(self, path: Path, steps: int, train_wall: float) -> None:
         from parlour.training.run import evaluations

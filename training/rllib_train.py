@@ -156,9 +156,10 @@ class _RLlibLearner:
     def evaluate(self, steps: int) -> dict[str, Any]:
         from parlour.training import session
 
-        periodic = self.run / "checkpoints" / "periodic"
-        export(self.algo, periodic, self.cfg, self.meta, training_record(self.meta, steps))
-        return session.periodic_evaluation(self.cfg, self.run, periodic.with_suffix(".json"), steps)
+        record = training_record(self.meta, steps)
+        return session.exported_evaluation(
+            self.cfg, self.run, steps, lambda path: export(self.algo, path, self.cfg, self.meta, record)
+        )
 
     def export(self, path: Path, steps: int, train_wall: float) -> None:
         from parlour.training.run import evaluations

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,6 +49,14 @@ def periodic_evaluation(cfg: TrainConfig, run: Path, policy: Policy | Path, time
     row = evaluation_row(cfg, policy, timesteps)
     append_text(run / "evaluations.jsonl", json.dumps(row) + "\n")
     return row
+
+
+def exported_evaluation(cfg: TrainConfig, run: Path, timesteps: int, write: Callable[[Path], None]) -> dict[str, Any]:
+    """:func:`periodic_evaluation` of a trainer's policy as its policy file: ``write(path)`` exports it to
+    ``checkpoints/periodic`` (the scalar env plays files, not a trainer's live weights), then it is played."""
+    periodic = run / "checkpoints" / "periodic"
+    write(periodic)
+    return periodic_evaluation(cfg, run, periodic.with_suffix(".json"), timesteps)
 
 
 def evaluation_row(cfg: TrainConfig, policy: Policy | Path, timesteps: int) -> dict[str, Any]:

@@ -381,38 +381,7 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
         rewards = g.play(action)
         log: list[tuple[Any, ...]] = g.changes  # type: ignore[assignment]
         if log:
-            m, groups = self.src.m, set()
-            cards = []
-            for event in log:
-                kind = event[0]
-                if kind == "card":
-                    cards.append(event)
-                elif kind == "tea":  # a card played face up: that spread's teaspoons
-                    m[self.src.at["tea"] + event[1]] = g.tea(event[1]) * TEA_SCALE
-                elif kind == "cubes":  # one player moved cubes: only its own tallies change
-                    self._write_cubes(event[1])
-                else:
-                    groups.add(kind)
-            # Cards move at once (a re-arrangement swaps two): every old sight is cleared before any new one is set.
-            entry = self._entry
-            for _, c, old, new, bits, _after in cards:
-                if old != new:
-                    self._back(c, old, 0.0)
-                if old < rules.UP:
-                    while bits:  # each seat that knew the card where it was
-                        low = bits & -bits
-                        m[entry(low.bit_length() - 1, c, old)] = 0.0
-                        bits ^= low
-            for _, c, old, new, _before, bits in cards:
-                if old != new:
-                    self._back(c, new, 1.0)
-                if new < rules.UP:
-                    while bits:
-                        low = bits & -bits
-                        m[entry(low.bit_length() - 1, c, new)] = 1.0
-                        bits ^= low
-            for name in groups:
-                self._write_group(name)
+            self._apply_log(log)
             log.clear()
         # The decision under way changes with nearly every action: clear what was shown, show what is.
         m = self.src.m
@@ -422,6 +391,44 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
         for e, x in self._turn:
             m[e] = x
         return rewards
+
+    def _apply_log(self, log: list[tuple[Any, ...]]) -> None:
+        """Write what the rules' change log says changed: cards, teaspoons, cubes, and whole groups."""
+        g, m, groups = self.game, self.src.m, set()
+        cards = []
+        for event in log:
+            kind = event[0]
+            if kind == "card":
+                cards.append(event)
+            elif kind == "tea":  # a card played face up: that spread's teaspoons
+                m[self.src.at["tea"] + event[1]] = g.tea(event[1]) * TEA_SCALE
+            elif kind == "cubes":  # one player moved cubes: only its own tallies change
+                self._write_cubes(event[1])
+            else:
+                groups.add(kind)
+        self._move_cards(cards)
+        for name in groups:
+            self._write_group(name)
+
+    def _move_cards(self, cards: list[tuple[Any, ...]]) -> None:
+        """Cards move at once (a re-arrangement swaps two): every old sight is cleared before any new one is set."""
+        m, entry = self.src.m, self._entry
+        for _, c, old, new, bits, _after in cards:
+            if old != new:
+                self._back(c, old, 0.0)
+            if old < rules.UP:
+                while bits:  # each seat that knew the card where it was
+                    low = bits & -bits
+                    m[entry(low.bit_length() - 1, c, old)] = 0.0
+                    bits ^= low
+        for _, c, old, new, _before, bits in cards:
+            if old != new:
+                self._back(c, new, 1.0)
+            if new < rules.UP:
+                while bits:
+                    low = bits & -bits
+                    m[entry(low.bit_length() - 1, c, new)] = 1.0
+                    bits ^= low
 
     def _encode_state(self) -> np.ndarray:
         g, lay = self.game, self.state_layout

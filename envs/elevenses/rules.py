@@ -382,21 +382,7 @@ class ElevensesState(Rules):
         log, know = self.changes, self.knowers
         before = [know[c] for c, _, _ in moves]
         for c, dest, seers in moves:
-            src = self.location[c]
-            # From a hand to a hidden place: ambiguous to onlookers if the hand holds other cards of that back (the
-            # hand's owner always knows what left; a card played face up is seen by all).
-            if src < DOWN and dest < UP:
-                back = c // NUMBERS
-                same = [d for d in self.hands[src] if d // NUMBERS == back]
-                if len(same) > 1:
-                    keep = 1 << src
-                    for x in seers:
-                        keep |= 1 << x
-                    for d in same:
-                        b = know[d]
-                        know[d] = b & keep
-                        if d != c and log is not None and know[d] != b:
-                            log.append(("card", d, src, src, b, know[d]))
+            self._blur(c, dest, seers)
         for c, _, _ in moves:
             src = self.location[c]
             if src < DOWN:
@@ -421,6 +407,27 @@ class ElevensesState(Rules):
                 log.append(("card", c, self.location[c], dest, b, know[c]))
             self.location[c] = dest
 
+    def _blur(self, c: int, dest: int, seers: Sequence[int]) -> None:
+        """Onlookers lose track of ``c``'s back in its hand when it leaves for a hidden place: ambiguous to them if
+        the hand holds other cards of that back (the hand's owner always knows what left; a card played face up is
+        seen by all)."""
+        src = self.location[c]
+        if not (src < DOWN and dest < UP):
+            return
+        back = c // NUMBERS
+        same = [d for d in self.hands[src] if d // NUMBERS == back]
+        if len(same) <= 1:
+            return
+        log, know = self.changes, self.knowers
+        keep = 1 << src
+        for x in seers:
+            keep |= 1 << x
+        for d in same:
+            b = know[d]
+            know[d] = b & keep
+            if d != c and log is not None and know[d] != b:
+                log.append(("card", d, src, src, b, know[d]))
+
     # -------------------------------------------------------------------------------------- legality
     def playable(self, seat: int, card: int) -> bool:
         k = number(card)
@@ -437,50 +444,62 @@ class ElevensesState(Rules):
         return np.flatnonzero(self.legal_mask()).tolist()
 
     def legal_mask(self) -> np.ndarray:
-        p, s, n = self.phase, self.current, self.n
-        acts: list[int] = []
-        if p == OVER:
-            pass
-        elif p == TURN:
-            acts = [card_action(c, s, n) for c in self.hands[s] if self.playable(s, c)]
-            if self._can_rearrange(s):
-                acts.append(REARRANGE)
-            if not acts:
-                acts.append(PASS_TURN)
-        elif p == REARRANGE_CARD:
-            for c in self.hands[s]:
-                if REARRANGE_ELEVENSES or number(c) != ELEVENSES:
-                    acts.append(card_action(c, s, n))
-            if self.rearranged:
-                acts.append(STOP)
-        elif p == REARRANGE_SLOT:
-            acts = [SLOT_BASE + k for k, c in enumerate(self.slots[s]) if c >= 0]
-        elif p in (SWAP_1, SWAP_2, ADD, LATE, MOVE_TO):
-            first = -1 if p in (ADD, LATE) else self.first
-            acts = [PLATE_BASE + self.rel_of(pos, s) for pos in range(self.positions) if pos != first]
-            if p == SWAP_1:
-                acts.append(STOP)
-        elif p == MOVE_FROM:
-            acts = [PLATE_BASE + self.rel_of(pos, s) for pos in range(self.positions) if self.plates[pos] > 0]
-            if self.effect == BISCUITS:  # up to two: the player may stop
-                acts.append(STOP)
-        elif p in (LOOK, CUCUMBER_1, CUCUMBER_2):
-            skip = s if p == LOOK else self.first  # -1 for the first Cucumber choice
-            acts = [GUILT_BASE + self.rel_of(pos, s) for pos in range(self.positions) if pos != skip]
-        elif p == CLAIM:
-            acts = [CLAIM_MURDERER, CLAIM_INNOCENT, SILENT]
-        elif p in (HAM_TARGET, CAKES_TARGET):
-            acts = [SEAT_BASE + r - 1 for r in range(1, n)]
-        elif p in (PASS, HAM_GIVE, CAKES_GIVE):
-            acts = [card_action(c, s, n) for c in self.hands[s] if number(c) != ELEVENSES and c != self.taken]
-        elif p in (HAM_TAKE, CAKES_TAKE):
-            # Ham: take from the target's hand; Cakes: the target (deciding) takes from the turn player's hand. A card
-            # may be taken only by a decider with another card than the 11 to give for it.
-            other = self.target if p == HAM_TAKE else self.turn_seat
-            if any(number(c) != ELEVENSES for c in self.hands[s]):
-                acts = [card_action(c, s, n) for c in self.hands[other] if number(c) != ELEVENSES]
+        p = self.phase
+        return _mask([] if p == OVER else LEGAL[p](self, p, self.current, self.n))
+
+    # One legal-action list per phase (``LEGAL``): ``(phase, seat to decide, players)``.
+    def _legal_turn(self, p: int, s: int, n: int) -> list[int]:
+        acts = [card_action(c, s, n) for c in self.hands[s] if self.playable(s, c)]
+        if self._can_rearrange(s):
+            acts.append(REARRANGE)
+        if not acts:
+            acts.append(PASS_TURN)
+        return acts
+
+    def _legal_rearrange_card(self, p: int, s: int, n: int) -> list[int]:
+        acts = [card_action(c, s, n) for c in self.hands[s] if REARRANGE_ELEVENSES or number(c) != ELEVENSES]
+        if self.rearranged:
             acts.append(STOP)
-        return _mask(acts)
+        return acts
+
+    def _legal_rearrange_slot(self, p: int, s: int, n: int) -> list[int]:
+        return [SLOT_BASE + k for k, c in enumerate(self.slots[s]) if c >= 0]
+
+    def _legal_plate(self, p: int, s: int, n: int) -> list[int]:
+        first = -1 if p in (ADD, LATE) else self.first
+        acts = [PLATE_BASE + self.rel_of(pos, s) for pos in range(self.positions) if pos != first]
+        if p == SWAP_1:
+            acts.append(STOP)
+        return acts
+
+    def _legal_move_from(self, p: int, s: int, n: int) -> list[int]:
+        acts = [PLATE_BASE + self.rel_of(pos, s) for pos in range(self.positions) if self.plates[pos] > 0]
+        if self.effect == BISCUITS:  # up to two: the player may stop
+            acts.append(STOP)
+        return acts
+
+    def _legal_guilt(self, p: int, s: int, n: int) -> list[int]:
+        skip = s if p == LOOK else self.first  # -1 for the first Cucumber choice
+        return [GUILT_BASE + self.rel_of(pos, s) for pos in range(self.positions) if pos != skip]
+
+    def _legal_claim(self, p: int, s: int, n: int) -> list[int]:
+        return [CLAIM_MURDERER, CLAIM_INNOCENT, SILENT]
+
+    def _legal_target(self, p: int, s: int, n: int) -> list[int]:
+        return [SEAT_BASE + r - 1 for r in range(1, n)]
+
+    def _legal_give(self, p: int, s: int, n: int) -> list[int]:
+        return [card_action(c, s, n) for c in self.hands[s] if number(c) != ELEVENSES and c != self.taken]
+
+    def _legal_take(self, p: int, s: int, n: int) -> list[int]:
+        # Ham: take from the target's hand; Cakes: the target (deciding) takes from the turn player's hand. A card
+        # may be taken only by a decider with another card than the 11 to give for it.
+        other = self.target if p == HAM_TAKE else self.turn_seat
+        acts: list[int] = []
+        if any(number(c) != ELEVENSES for c in self.hands[s]):
+            acts = [card_action(c, s, n) for c in self.hands[other] if number(c) != ELEVENSES]
+        acts.append(STOP)
+        return acts
 
     # -------------------------------------------------------------------------------------- apply
     def play(self, action: int) -> list[float] | None:
@@ -817,6 +836,31 @@ HANDLERS: tuple[Callable[[ElevensesState, int], list[float] | None], ...] = tupl
 )
 
 
+#: The legal actions of each phase but OVER (which has none): the method listing them, by phase number.
+LEGAL: dict[int, Callable[[ElevensesState, int, int, int], list[int]]] = {
+    TURN: ElevensesState._legal_turn,
+    REARRANGE_CARD: ElevensesState._legal_rearrange_card,
+    REARRANGE_SLOT: ElevensesState._legal_rearrange_slot,
+    SWAP_1: ElevensesState._legal_plate,
+    SWAP_2: ElevensesState._legal_plate,
+    ADD: ElevensesState._legal_plate,
+    LATE: ElevensesState._legal_plate,
+    MOVE_TO: ElevensesState._legal_plate,
+    MOVE_FROM: ElevensesState._legal_move_from,
+    LOOK: ElevensesState._legal_guilt,
+    CUCUMBER_1: ElevensesState._legal_guilt,
+    CUCUMBER_2: ElevensesState._legal_guilt,
+    CLAIM: ElevensesState._legal_claim,
+    HAM_TARGET: ElevensesState._legal_target,
+    CAKES_TARGET: ElevensesState._legal_target,
+    PASS: ElevensesState._legal_give,
+    HAM_GIVE: ElevensesState._legal_give,
+    CAKES_GIVE: ElevensesState._legal_give,
+    HAM_TAKE: ElevensesState._legal_take,
+    CAKES_TAKE: ElevensesState._legal_take,
+}
+
+
 def _mask(actions: list[int]) -> np.ndarray:
     """The read-only mask of ``actions``, shared between states with the same legal actions."""
     key = tuple(actions)  # the rules list actions in a fixed order for a given state: no need to sort
@@ -892,27 +936,10 @@ def deal(opts: Options, rng: np.random.Generator) -> ElevensesState:
     return g
 
 
-def position(
-    opts: Options,
-    hands: Sequence[Sequence[int]],
-    up: Sequence[Sequence[int]] = (),
-    guests: Sequence[int] | None = None,
-    guilt: Sequence[int] | None = None,
-    plates: Sequence[int] | None = None,
-    revealed: Sequence[bool] | None = None,
-    current: int = 0,
-) -> ElevensesState:
-    """A state set up by hand (tests, puzzles). Cards are ids (``11 * owner + number - 1``).
-
-    ``hands``: each seat's hand; ``up``: each seat's face-up cards. Every other card of a seat's set goes face down
-    into that seat's free slots in id order (so a seat's hand + face-up + face-down must hold 11 cards, counting
-    other seats' cards in the hand). Each seat knows its hand; ``plates`` default to the set-up cubes.
-    """
-    g = _blank(opts)
+def _place_by_hand(g: ElevensesState, hands: Sequence[Sequence[int]], up: Sequence[Sequence[int]]) -> None:
+    """:func:`position`'s cards: the hands and face-up cards given, every other card of a seat's set face down in
+    that seat's free slots in id order; who knows which card."""
     n = g.n
-    if len(hands) != n:
-        raise ValueError(f"position: expected {n} hands, got {len(hands)}")
-    up = list(up) or [[] for _ in range(n)]
     placed: set[int] = set()
     for s in range(n):
         for c in up[s]:
@@ -941,6 +968,29 @@ def position(
         for c in g.face_up[s]:
             if c >= 0:
                 g.knowers[c] = (1 << n) - 1
+
+
+def position(
+    opts: Options,
+    hands: Sequence[Sequence[int]],
+    up: Sequence[Sequence[int]] = (),
+    guests: Sequence[int] | None = None,
+    guilt: Sequence[int] | None = None,
+    plates: Sequence[int] | None = None,
+    revealed: Sequence[bool] | None = None,
+    current: int = 0,
+) -> ElevensesState:
+    """A state set up by hand (tests, puzzles). Cards are ids (``11 * owner + number - 1``).
+
+    ``hands``: each seat's hand; ``up``: each seat's face-up cards. Every other card of a seat's set goes face down
+    into that seat's free slots in id order (so a seat's hand + face-up + face-down must hold 11 cards, counting
+    other seats' cards in the hand). Each seat knows its hand; ``plates`` default to the set-up cubes.
+    """
+    g = _blank(opts)
+    n = g.n
+    if len(hands) != n:
+        raise ValueError(f"position: expected {n} hands, got {len(hands)}")
+    _place_by_hand(g, hands, list(up) or [[] for _ in range(n)])
     g.guests = list(guests) if guests is not None else list(range(n))
     g.revealed = list(revealed) if revealed is not None else [False] * n
     g.guilt = list(guilt) if guilt is not None else [1] + [0] * (g.positions - 1)

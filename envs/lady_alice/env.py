@@ -216,21 +216,7 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
         each seat in ``private`` in its block ``private[s]`` (every seat's in the source, the observer's alone at
         block 0 in an observation)."""
         v[lay["phase"].start + g.phase] = 1
-        evidence = lay.view(v, "own_evidence").reshape(-1, C)
-        left = lay.view(v, "counters_left").reshape(-1, V)
-        for s, k in private.items():
-            evidence[k, g.evidence[s]] = 1
-            left[k] = np.array(g.left[s]) / rules.COUNTERS_PER_VALUE
-        own = lay.view(v, "own_counters").reshape(-1, C, V)
-        face_down, revealed = lay.view(v, "face_down"), lay.view(v, "revealed")
-        for clue, space in enumerate(g.counters):
-            for owner, value, up in space:
-                if owner in private:
-                    own[private[owner], clue, value] += 1 / rules.COUNTERS_PER_VALUE
-                if up:
-                    revealed[row[owner], clue, value] += COUNT_SCALE
-                else:
-                    face_down[row[owner], clue] += COUNT_SCALE
+        self._write_counters(v, lay, g, row, private)
         lay.view(v, "covered")[:] = g.covered
         for s in range(g.n):
             if g.excluded[s]:
@@ -252,6 +238,34 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
         v[lay["rounds"].start] = g.rounds / self.max_rounds
         if self.rules_options.no_notes:
             return
+        self._write_notes(v, lay, g, row, suspicions)
+
+    @staticmethod
+    def _write_counters(
+        v: np.ndarray, lay: Layout, g: rules.LadyAliceState, row: list[int], private: dict[int, int]
+    ) -> None:
+        """The evidence cards and counters of :meth:`_write`: each private seat's own, every seat's public rows."""
+        evidence = lay.view(v, "own_evidence").reshape(-1, C)
+        left = lay.view(v, "counters_left").reshape(-1, V)
+        for s, k in private.items():
+            evidence[k, g.evidence[s]] = 1
+            left[k] = np.array(g.left[s]) / rules.COUNTERS_PER_VALUE
+        own = lay.view(v, "own_counters").reshape(-1, C, V)
+        face_down, revealed = lay.view(v, "face_down"), lay.view(v, "revealed")
+        for clue, space in enumerate(g.counters):
+            for owner, value, up in space:
+                if owner in private:
+                    own[private[owner], clue, value] += 1 / rules.COUNTERS_PER_VALUE
+                if up:
+                    revealed[row[owner], clue, value] += COUNT_SCALE
+                else:
+                    face_down[row[owner], clue] += COUNT_SCALE
+
+    @staticmethod
+    def _write_notes(
+        v: np.ndarray, lay: Layout, g: rules.LadyAliceState, row: list[int], suspicions: list[Any]
+    ) -> None:
+        """The notes of :meth:`_write` (the game's history of suspicions and accusations, unless ``no_notes``)."""
         hist_s, hist_a = lay.view(v, "suspicions"), lay.view(v, "accusations")
         seats_s, seats_a = lay.view(v, "suspicion_seats"), lay.view(v, "accusation_seats")
         for i, r in enumerate(suspicions):
