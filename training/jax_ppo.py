@@ -770,7 +770,13 @@ class _JaxLearner:
         self.first_update: float | None = None
         self.first_done: float | None = None
 
-    def update(self, started: float) -> tuple[int, list[Any]]:
+    def behaviour_clone(self, stop: Any) -> dict[str, Any] | None:
+        return None  # the trainer's check refuses a teacher: nothing to clone
+
+    def begin(self, folder: Path, progress: Any) -> None:
+        pass  # the session writes the log from update's rows
+
+    def update(self, started: float, within: Any) -> tuple[int, list[Any]]:
         import jax
 
         began = time.perf_counter()
@@ -823,6 +829,9 @@ class _JaxLearner:
             if done is not None and session_steps > spu and started + wall > done
             else None,
         }
+
+    def close(self) -> None:
+        pass  # nothing held outside the process's memory
 
 
 def train_jax(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:

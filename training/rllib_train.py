@@ -139,7 +139,13 @@ class _RLlibLearner:
     def __init__(self, cfg: TrainConfig, run: Path, algo: Any, steps: int, meta: dict[str, Any]) -> None:
         self.cfg, self.run, self.algo, self.steps, self.meta = cfg, run, algo, steps, meta
 
-    def update(self, started: float) -> tuple[int, list[Any]]:
+    def behaviour_clone(self, stop: Any) -> dict[str, Any] | None:
+        return None  # the trainer's check refuses a teacher: nothing to clone
+
+    def begin(self, folder: Path, progress: Any) -> None:
+        pass  # the session writes the log from update's rows
+
+    def update(self, started: float, within: Any) -> tuple[int, list[Any]]:
         result = self.algo.train()
         runners = result.get("env_runners", {})
         new = int(runners.get("num_env_steps_sampled_lifetime", 0))
@@ -170,8 +176,10 @@ class _RLlibLearner:
         export(self.algo, path, self.cfg, self.meta, record)
 
     def finish(self, session_steps: int, started: float, wall: float) -> dict[str, Any]:
-        self.algo.stop()
         return {}
+
+    def close(self) -> None:
+        self.algo.stop()
 
 
 def train_rllib(cfg: TrainConfig, run: Path, session: Session) -> dict[str, Any]:

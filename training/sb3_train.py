@@ -1,20 +1,20 @@
 """The SB3 trainer (``trainer: sb3``): MaskablePPO on one seat of a Parlour game, after behaviour cloning when the config
-names a teacher, with its callback (atomic checkpoints, periodic evaluations at the multiples of ``train.eval_every``,
-self-play snapshots, stopping on a signal, the progress bar). Imported only where SB3 trains.
+names a teacher, as a :class:`~parlour.training.session.Learner` of the one session loop
+(:func:`parlour.training.session.run_session`): one update is SB3's rollout and its ``train()``, exactly the steps of
+SB3's own ``learn`` loop; its callback takes the self-play snapshots and hands each step of the envs to the session,
+which evaluates at the exact multiples of ``train.eval_every``. Imported only where SB3 trains.
 
 Checkpoints are written, and a stop is honoured, only between an update and the next rollout: there the whole
-training state (network, optimizer, random states, the games in progress, the last observations, the callback's
-cadence and snapshot pool) is on hand, so a resumed run equals one that never stopped. Snapshot files that leave the
-pool are deleted only once a checkpoint that no longer needs them is written. The run folder it trains into is
+training state (network, optimizer, random states, the games in progress, the last observations, the session's
+cadence and the snapshot pool) is on hand, so a resumed run equals one that never stopped. Snapshot files that leave
+the pool are deleted only once a checkpoint that no longer needs them is written. The run folder it trains into is
 :mod:`parlour.training.run`'s.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import signal
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,8 +44,6 @@ from parlour.training.policies import checkpoint_meta, export_policy, save_check
 from parlour.training.run import (
     CHECKPOINT_NAME,
     CLONE_STEM,
-    FINAL_REPORT,
-    POLICY_STEM,
     PRETRAIN_CLONE,
     PRETRAIN_DATA,
     PRETRAIN_FILE,
@@ -55,19 +53,9 @@ from parlour.training.run import (
     TrainingStopped,
     does_not_fit,
     evaluations,
-    new_session,
     old_zip,
-    previous_metrics,
-    wall_before,
-    write_metrics,
 )
-from parlour.training.session import (
-    final_evaluation,
-    format_evaluation,
-    periodic_evaluation,
-    plot_learning_curve,
-    resolve_for,
-)
+from parlour.training.session import Progress, Within, periodic_evaluation, resolve_for
 from parlour.training.single_agent import SingleAgentEnv
 
 
@@ -254,11 +242,6 @@ def new_model(cfg: TrainConfig, venv: Any) -> Any:
     )
 
 
-class StopAtBoundary(Exception):  # noqa: N818 - a control-flow signal, not an error
-    """Raised by the SB3 callback at the start of a rollout once a stop was asked for: the run stops between an update
-    and the next rollout, where everything it needs to go on is in the checkpoint (no partial rollout is lost)."""
-
-
 def _vec_chain(venv: Any) -> list[Any]:
     """``venv`` and every VecEnv it wraps, outermost first."""
     chain = [venv]
@@ -382,126 +365,190 @@ def restore_rollout(model: Any, folder: Path, state: dict[str, Any]) -> bool:
 
 
 def train_sb3(cfg: TrainConfig, run: Path, session: Session) -> dict:
-    """The SB3 trainer's run (:class:`parlour.training.trainers.sb3.SB3Trainer`): MaskablePPO on one seat, after
-    behaviour cloning when the config names a teacher."""
+    """The SB3 trainer's run (:class:`parlour.training.trainers.sb3.SB3Trainer`): MaskablePPO on one seat, new or
+    resumed from the run's checkpoint, through the one session loop (behaviour cloning first when the config names a
+    teacher)."""
     import torch
-    from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.vec_env import VecMonitor
+
+    from parlour.training.session import run_session
 
     torch.set_num_threads(cfg.train.torch_threads)
-    probe = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
-    meta = checkpoint_meta(
-        probe,
-        {
-            "config": json.loads(json.dumps(asdict(cfg))),
-            "features": list(cfg.ppo.features),
-            "observation_fields": list(cfg.ppo.observation_fields),
-        },
-    )
+    learner = SB3Learner(cfg, run, session)
+    return run_session(cfg, run, learner, learner.done_steps, learner.marks, session)
 
-    latest = run / "checkpoints" / CHECKPOINT_NAME
-    saved: dict[str, Any] | None = None
-    if session.resume and is_checkpoint(latest):
-        saved_meta, saved = read_checkpoint(latest)
-        check_compatible(saved_meta, meta, str(latest))  # meta holds this config's table
+
+class SB3Learner:
+    """MaskablePPO as :func:`parlour.training.session.run_session` drives it: built from the config, the run's
+    checkpoint (or, behind ``--trust-pickle``, an earlier Parlour's SB3 zip) loaded into it."""
+
+    trainer = "sb3"
+    header: list[str] = []  # SB3's own logger writes the session's progress.csv (and TensorBoard's events)
+
+    def __init__(self, cfg: TrainConfig, run: Path, session: Session) -> None:
+        from stable_baselines3.common.vec_env import VecMonitor
+
+        self.cfg, self.run, self.session = cfg, run, session
+        probe = make_env(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.options)
+        self.meta = checkpoint_meta(
+            probe,
+            {
+                "config": json.loads(json.dumps(asdict(cfg))),
+                "features": list(cfg.ppo.features),
+                "observation_fields": list(cfg.ppo.observation_fields),
+            },
+        )
+        self.latest = run / "checkpoints" / CHECKPOINT_NAME
+        saved = self._saved_state()
+        self.venv = _timed_vec_env(VecMonitor(vec_env(cfg, _pool_snapshots(run, saved))))
+        self.model = new_model(cfg, self.venv)
+        self.resumed: dict[str, Any] = (saved or {}).get("session") or {}
+        self.fresh = False
+        if saved is not None:
+            self.done_steps = self._resume(saved)
+        elif session.resume and (old := old_zip(run)) is not None and session.trust_pickle:
+            from sb3_contrib import MaskablePPO
+
+            check_compatible(read_meta(old), self.meta, str(old))
+            self.model = MaskablePPO.load(old, env=self.venv, device=cfg.train.device)  # unpickles: trusted
+            self.done_steps = int(self.model.num_timesteps)
+        else:
+            self.done_steps, self.fresh = 0, True
+        self.marks = self._marks()
+        self.callback: PeriodicCallback | None = None
+        self.sb3_callback: Any = None
+        self.iteration = 0
+
+    def _saved_state(self) -> dict[str, Any] | None:
+        """The run's resume checkpoint's state (checked against this config's table), if it is resumed from one."""
+        if not (self.session.resume and is_checkpoint(self.latest)):
+            return None
+        saved_meta, saved = read_checkpoint(self.latest)
+        check_compatible(saved_meta, self.meta, str(self.latest))  # meta holds this config's table
         counted = (saved.get("counters") or {}).get("num_timesteps") if isinstance(saved, dict) else None
         if counted != saved_meta.get("timesteps"):
             raise RunError(
-                f"{latest}: parlour.json says step {saved_meta.get('timesteps')!r}, its state step {counted!r}; "
+                f"{self.latest}: parlour.json says step {saved_meta.get('timesteps')!r}, its state step {counted!r}; "
                 "a checkpoint Parlour wrote agrees with itself"
             )
-    snapshots = _pool_snapshots(run, saved)
-    base = vec_env(cfg, snapshots)
-    venv = _timed_vec_env(VecMonitor(base))
+        return dict(saved)
 
-    logger = configure(str(new_session(run)), ["csv", "tensorboard"])
-    model = new_model(cfg, venv)
-    if saved is not None:
-        done_steps = load_resume_checkpoint(model, latest, meta, saved)
-        if not restore_rollout(model, latest, saved) and done_steps > 0:
+    def _resume(self, saved: dict[str, Any]) -> int:
+        done_steps = load_resume_checkpoint(self.model, self.latest, self.meta, saved)
+        if not restore_rollout(self.model, self.latest, saved) and done_steps > 0:
             # an earlier Parlour's checkpoint, written mid-rollout without the games in progress: fresh deals from
             # here on (the same ones on every resume from this step), so this run no longer equals an unstopped one
             print(
-                f"{latest} holds no training envs (an earlier Parlour wrote it): the run continues on fresh deals "
-                "from this step",
+                f"{self.latest} holds no training envs (an earlier Parlour wrote it): the run continues on fresh "
+                "deals from this step",
                 flush=True,
             )
-            venv.seed(int(np.random.SeedSequence([cfg.seed, done_steps]).generate_state(1)[0]))
-    elif session.resume and (old := old_zip(run)) is not None and session.trust_pickle:
-        from sb3_contrib import MaskablePPO
+            self.venv.seed(int(np.random.SeedSequence([self.cfg.seed, done_steps]).generate_state(1)[0]))
+        return done_steps
 
-        check_compatible(read_meta(old), meta, str(old))
-        model = MaskablePPO.load(old, env=venv, device=cfg.train.device)  # unpickles: the user trusted it
-        done_steps = int(model.num_timesteps)
-    else:
-        done_steps = 0
-        if cfg.pretrain.teacher:
-            with Stop() as stop:
-                cloned = _pretrain(cfg, model, run, meta, stop)
-            # the clone alone, before any PPO step: what imitation reached (the distilled track's clone row)
-            export_policy(model, run / CLONE_STEM, meta, training_record(meta, 0, pretrain=cloned))
-            if session.clone_only:
-                venv.close()
-                return {"finished": False, "timesteps": 0, "clone": cloned}
-            # PPO starts from the cloned weights, also on a resume after a stop from here on
-            save_resume_checkpoint(model, latest, meta)
-            for done in (PRETRAIN_DATA, PRETRAIN_CLONE):  # kept in the checkpoint just written
-                shutil.rmtree(run / "checkpoints" / done, ignore_errors=True)
-    model.set_logger(logger)
-    remaining = cfg.train.total_timesteps - done_steps
-    previous = previous_metrics(run) if session.resume else {}
-    start = time.perf_counter()
-    resumed = (saved or {}).get("session")
-    with Stop() as stop:
-        callback = PeriodicCallback(
-            cfg, run, cfg.game.name, meta, session.progress, stop, wall_before=wall_before(previous), resumed=resumed
+    def _marks(self) -> dict[str, int]:
+        """The session's cadence: the checkpoint's, or (a checkpoint of an earlier Parlour, which kept none) the
+        evaluations written up to its step decide where the next falls."""
+        from parlour.training.session import new_marks
+
+        every = self.cfg.train.eval_every
+        marks = self.resumed.get("marks")
+        keys = ("checkpoint", "evaluation", "eval_base", "eval_every")
+        if isinstance(marks, dict) and set(marks) == set(keys) and all(type(marks[k]) is int for k in keys):
+            return dict(marks)
+        steps = self.done_steps
+        marks = new_marks(steps, every)
+        done = [r["timesteps"] for r in evaluations(self.run) if r["timesteps"] <= steps]
+        if every and done:
+            marks["eval_base"] = max(done) - max(done) % every
+        return marks
+
+    def behaviour_clone(self, stop: Stop) -> dict[str, Any] | None:
+        if not (self.fresh and self.cfg.pretrain.teacher):
+            return None
+        cloned = _pretrain(self.cfg, self.model, self.run, self.meta, stop)
+        # the clone alone, before any PPO step: what imitation reached (the distilled track's clone row)
+        export_policy(self.model, self.run / CLONE_STEM, self.meta, training_record(self.meta, 0, pretrain=cloned))
+        return cloned
+
+    def begin(self, folder: Path, progress: Progress) -> None:
+        from stable_baselines3.common.logger import configure
+
+        model = self.model
+        model.set_logger(configure(str(folder), ["csv", "tensorboard"]))
+        # the last snapshot's step comes from the checkpoint: the snapshots fall on the same steps across a resume
+        callback = PeriodicCallback(self.cfg, self.run, self.meta, progress, self._resumed_pool()["last_snap"])
+        # SB3's learn() up to its loop, as it would run it for the rest of the budget
+        self.total, self.sb3_callback = model._setup_learn(
+            max(self.cfg.train.total_timesteps - self.done_steps, 0), callback, False, "MaskablePPO", False
         )
-        if remaining > 0:
-            try:
-                model.learn(remaining, callback=callback, reset_num_timesteps=False)
-            except StopAtBoundary:
-                callback.on_stop()
-        wall = time.perf_counter() - start
-        # the training time of every session of the run (a resumed run adds its sessions up)
-        train_wall = wall_before(previous) + wall
+        self.callback = callback
+        self.sb3_callback.on_training_start(locals(), globals())
+
+    def update(self, started: float, within: Within) -> tuple[int, list[Any]]:
+        """One turn of SB3's ``learn`` loop: a rollout (the callback hands each step to the session), then
+        ``train()``."""
+        model = self.model
+        assert self.callback is not None
+        self.callback.within = within
+        model.collect_rollouts(model.env, self.sb3_callback, model.rollout_buffer, model.n_steps, True)
+        self.iteration += 1
+        model._update_current_progress_remaining(model.num_timesteps, self.total)
+        model.dump_logs(self.iteration)
+        model.train()
+        return int(model.num_timesteps), []
+
+    def save(self, steps: int, marks: dict[str, int]) -> None:
         # the envs are still open: their games in progress go into the checkpoint (a finished run's too, so that a
         # raised budget continues exactly)
-        save_resume_checkpoint(model, latest, meta, callback.session_state() if remaining > 0 else resumed)
-        if remaining > 0:
-            callback.prune_snapshots()
-        venv.close()
-        if stop.signum is not None:
-            write_metrics(run, {"timesteps": int(model.num_timesteps), "train_wall_seconds": train_wall})
-            raise TrainingStopped(
-                stop.signum,
-                f"at step {int(model.num_timesteps):,} of {cfg.train.total_timesteps:,}; checkpoint saved to {latest}",
-            )
-    env_seconds = type(venv).env_seconds
-    # SB3's own archive, for users who fine-tune with SB3 (loading it unpickles it: only behind --trust-pickle)
-    save_checkpoint(model, run / "model.zip", meta | {"timesteps": model.num_timesteps})
-    pretrained = read_json(run / PRETRAIN_FILE, "pretraining report") if (run / PRETRAIN_FILE).is_file() else None
-    record = training_record(
-        meta, model.num_timesteps, evaluations=evaluations(run), train_wall_seconds=train_wall, pretrain=pretrained
-    )
-    export_policy(model, run / POLICY_STEM, meta, record)
+        state = {**(self.callback.session_state() if self.callback else self._resumed_pool()), "marks": dict(marks)}
+        save_resume_checkpoint(self.model, self.latest, self.meta, state)
+        prune_snapshots(self.run, self.venv)
 
-    report = final_evaluation(cfg, run, session.progress) if session.final_eval else None
-    plot_learning_curve(run)
-    session_steps = int(model.num_timesteps) - done_steps
-    metrics = {
-        "finished": True,
-        "timesteps": int(model.num_timesteps),
-        "session_steps": session_steps,
-        "session_wall_seconds": wall,
-        "train_wall_seconds": train_wall,
-        "steps_per_second": session_steps / wall if wall > 0 else None,
-        "env_seconds": env_seconds,
-        "env_share": env_seconds / wall if wall > 0 else None,
-        "learner_share": 1 - env_seconds / wall if wall > 0 else None,
-        "final_eval": dict(report["policies"]) if report is not None else None,
-    }
-    write_metrics(run, metrics)
-    return {**metrics, FINAL_REPORT: report}  # the whole report for the caller to print; metrics.json keeps rates
+    def _resumed_pool(self) -> dict[str, Any]:
+        return {
+            "last_snap": int(self.resumed.get("last_snap", self.done_steps)),
+            "snapshots": pool_snapshots(self.venv),
+        }
+
+    def evaluate(self, steps: int) -> dict[str, Any]:
+        policy = model_policy(self.cfg, self.model)
+        if steps == 0:
+            with initial_rng(self.cfg):  # the training draws what it would without this point
+                row = periodic_evaluation(self.cfg, self.run, policy, steps)
+        else:
+            row = periodic_evaluation(self.cfg, self.run, policy, steps)
+        for name in self.cfg.eval.opponents:
+            self.model.logger.record(f"eval/win_rate_vs_{name}", row[name]["win_rate"])
+        return row
+
+    def export(self, path: Path, steps: int, train_wall: float) -> None:
+        model, meta = self.model, self.meta
+        # SB3's own archive, for users who fine-tune with SB3 (loading it unpickles it: only behind --trust-pickle)
+        save_checkpoint(model, self.run / "model.zip", meta | {"timesteps": model.num_timesteps})
+        pre = self.run / PRETRAIN_FILE
+        pretrained = read_json(pre, "pretraining report") if pre.is_file() else None
+        record = training_record(
+            meta,
+            model.num_timesteps,
+            evaluations=evaluations(self.run),
+            train_wall_seconds=train_wall,
+            pretrain=pretrained,
+        )
+        export_policy(model, path, meta, record)
+
+    def finish(self, session_steps: int, started: float, wall: float) -> dict[str, Any]:
+        env_seconds = type(self.venv).env_seconds
+        return {
+            "env_seconds": env_seconds,
+            "env_share": env_seconds / wall if wall > 0 else None,
+            "learner_share": 1 - env_seconds / wall if wall > 0 else None,
+        }
+
+    def close(self) -> None:
+        if self.sb3_callback is not None:
+            self.sb3_callback.on_training_end()
+            self.callback = self.sb3_callback = None
+        self.venv.close()
 
 
 def _pool_snapshots(run: Path, saved: dict[str, Any] | None) -> list[Path]:
@@ -608,143 +655,35 @@ def _pretrain(cfg: TrainConfig, model: Any, run: Path, meta: dict[str, Any], sto
 
 
 class PeriodicCallback(BaseCallback):
-    """Atomic checkpoints, periodic evaluations, self-play snapshots, stopping on a signal, the progress bar."""
+    """SB3's side of the session: self-play snapshots, each step of the envs handed to the session (its progress bar
+    and the evaluation due there), the phase shown beside the bar."""
 
-    def __init__(
-        self,
-        cfg: TrainConfig,
-        run: Path,
-        env_name: str,
-        meta: dict[str, Any],
-        progress: bool,
-        stop: Stop,
-        wall_before: float = 0.0,
-        resumed: dict[str, Any] | None = None,
-    ) -> None:
+    def __init__(self, cfg: TrainConfig, run: Path, meta: dict[str, Any], progress: Progress, last_snap: int) -> None:
         super().__init__()
-        self.cfg, self.run, self.env_name, self.meta, self.progress, self.stop = (
-            cfg,
-            run,
-            env_name,
-            meta,
-            progress,
-            stop,
-        )
-        #: Training seconds of the run's earlier sessions (a resumed run adds its sessions up).
-        self.wall_before = wall_before
-        #: The cadence state saved in the checkpoint resumed from (see :meth:`session_state`).
-        self.resumed = resumed or {}
-
-    def _on_training_start(self) -> None:
-        self._started = time.perf_counter()
-        # the last snapshot's step comes from the checkpoint: the snapshots fall on the same steps across a resume
-        self._last = {"ckpt": self.num_timesteps, "snap": int(self.resumed.get("last_snap", self.num_timesteps))}
-        self.bar = None
-        self._ticking = threading.Event()
-        if self.progress:
-            from tqdm import tqdm
-
-            # smoothing=0: the rate (and the ETA) averages the whole session, updates and evaluations
-            # included, instead of jumping between fast rollouts and slow updates
-            self.bar = tqdm(
-                total=self.cfg.train.total_timesteps,
-                initial=self.num_timesteps,
-                desc="train",
-                unit="step",
-                smoothing=0,
-                dynamic_ncols=True,
-            )
-            threading.Thread(target=self._tick, daemon=True).start()
-        # Evaluations fall on the multiples of eval_every whatever the resumes (every seed's curve has the same
-        # points), 0 among them: the policy before its first rollout (the untrained network, or the clone of a run
-        # that imitates a teacher), once per run -- a resume at step 0 whose session already wrote that point does
-        # not write it again. One owed at the resumed step -- a stop during the evaluation at the checkpoint's step
-        # abandoned it, and the weights resumed are the ones it was to evaluate -- is done now.
-        done = [r["timesteps"] for r in evaluations(self.run)]
-        self._next_eval = self._eval_after(max(done, default=0))
-        if self.cfg.train.eval_every > 0 and self.num_timesteps == 0 and 0 not in done:
-            with initial_rng(self.cfg):  # the training draws what it would without this point
-                self._evaluate_now()
-        elif self.cfg.train.eval_every > 0 and self.num_timesteps >= self._next_eval:
-            self._next_eval = self._eval_after(self.num_timesteps)
-            self._evaluate_now()
-
-    def _eval_after(self, step: int) -> int:
-        every = self.cfg.train.eval_every
-        return (step // every + 1) * every if every > 0 else 0
-
-    def _tick(self) -> None:
-        # redraw every second, so that elapsed time and ETA keep moving through an update or evaluation
-        while not self._ticking.wait(1.0):
-            if self.bar is not None:
-                self.bar.refresh()
-
-    def _phase(self, text: str) -> None:
-        if self.bar is not None:
-            self.bar.set_postfix_str(text, refresh=True)
+        self.cfg, self.run, self.meta, self.progress = cfg, run, meta, progress
+        #: The step of the last self-play snapshot (kept in the checkpoint: see :meth:`session_state`).
+        self._last_snap = last_snap
+        #: What the session offers inside an update (set before each one).
+        self.within: Within | None = None
 
     def _on_rollout_start(self) -> None:
-        # between an update and the next rollout: the only place a run stops or checkpoints (see the module's doc)
-        if self.stop.signum is not None:
-            raise StopAtBoundary
-        if self._due("ckpt", self.cfg.train.checkpoint_every):
-            save_resume_checkpoint(
-                self.model, self.run / "checkpoints" / CHECKPOINT_NAME, self.meta, self.session_state()
-            )
-            self.prune_snapshots()
-            # the time so far beside each checkpoint: a session killed outright (no signal to catch) loses at most
-            # the time since its last checkpoint from the run's total, as it loses those steps
-            wall = self.wall_before + time.perf_counter() - self._started
-            write_metrics(self.run, {"timesteps": int(self.num_timesteps), "train_wall_seconds": wall})
-        self._phase("collecting")
+        self.progress.phase("collecting")
+
+    def _on_rollout_end(self) -> None:
+        self.progress.phase("updating the network")
 
     def session_state(self) -> dict[str, Any]:
         """What the checkpoint keeps of this callback: the last snapshot's step and the snapshots in the pool."""
-        return {"last_snap": int(self._last["snap"]), "snapshots": pool_snapshots(self.training_env)}
-
-    def prune_snapshots(self) -> None:
-        """Delete the snapshot files no longer in the pool (after a checkpoint that no longer needs them)."""
-        keep = set(pool_snapshots(self.training_env))
-        for old in sorted((self.run / "snapshots").glob("snap_*.json")):
-            if old.stem not in keep:
-                old.unlink()
-                old.with_suffix(".safetensors").unlink(missing_ok=True)
-
-    def _on_rollout_end(self) -> None:
-        self._phase("updating the network")
-
-    def _say(self, line: str) -> None:
-        if self.bar is not None:
-            self.bar.write(line)
-        else:
-            print(line, flush=True)
-
-    def _due(self, key: str, every: int) -> bool:
-        if every > 0 and self.num_timesteps - self._last[key] >= every:
-            self._last[key] = self.num_timesteps
-            return True
-        return False
+        return {"last_snap": int(self._last_snap), "snapshots": pool_snapshots(self.training_env)}
 
     def _on_step(self) -> bool:
-        # A stop asked for during a rollout is honoured at the next rollout's start (:meth:`_on_rollout_start`): the
-        # rollout and its update finish first, so that nothing is lost and the checkpoint holds a whole state.
-        if self.bar is not None:
-            self.bar.update(self.num_timesteps - self.bar.n)  # tqdm throttles the redraws
-            if self.stop.signum is not None:
-                self._phase("stopping after this rollout and its update")
-        if SELF_PLAY in self.cfg.opponents and self._due("snap", self.cfg.self_play.snapshot_every):
+        snap_every = self.cfg.self_play.snapshot_every
+        if SELF_PLAY in self.cfg.opponents and snap_every > 0 and self.num_timesteps - self._last_snap >= snap_every:
+            self._last_snap = self.num_timesteps
             self._snapshot()
-        if self.cfg.train.eval_every > 0 and self.num_timesteps >= self._next_eval:
-            self._next_eval = self._eval_after(self.num_timesteps)
-            self._evaluate_now()
+        if self.within is not None:
+            self.within.step(self.num_timesteps)
         return True
-
-    def _evaluate_now(self) -> None:
-        """Evaluate (a stop asked for meanwhile waits for it: the run's curve keeps every point; a second Ctrl-C
-        stops at once, and the run resumes from its last checkpoint)."""
-        self._phase("evaluating")
-        self._evaluate()
-        self._phase("collecting")
 
     def _snapshot(self) -> None:
         folder = self.run / "snapshots"
@@ -759,22 +698,14 @@ class PeriodicCallback(BaseCallback):
         ]
         self.training_env.env_method("set_opponents", keep)
 
-    def _evaluate(self) -> None:
-        row = periodic_evaluation(self.cfg, self.run, model_policy(self.cfg, self.model), self.num_timesteps)
-        for name in self.cfg.eval.opponents:
-            self.logger.record(f"eval/win_rate_vs_{name}", row[name]["win_rate"])
-        self._say(format_evaluation(row, self.cfg.game.num_players))
 
-    def on_stop(self) -> None:
-        """The run stops at a rollout's start (:class:`StopAtBoundary`): SB3 did not end the training, so close here."""
-        self._on_training_end()
-
-    def _on_training_end(self) -> None:
-        self._ticking.set()
-        if self.bar is not None:
-            self.bar.n = self.num_timesteps
-            self.bar.set_postfix_str("stopping" if self.stop.signum is not None else "done", refresh=False)
-            self.bar.close()
+def prune_snapshots(run: Path, venv: Any) -> None:
+    """Delete the snapshot files no longer in the pool (after a checkpoint that no longer needs them)."""
+    keep = set(pool_snapshots(venv))
+    for old in sorted((run / "snapshots").glob("snap_*.json")):
+        if old.stem not in keep:
+            old.unlink()
+            old.with_suffix(".safetensors").unlink(missing_ok=True)
 
 
 def pool_snapshots(venv: Any) -> list[str]:
