@@ -11,7 +11,6 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from parlour.baselines.base import MIXED_PREFIX, MixedTable, Policy, RandomPolic
 from parlour.baselines.registry import GAME_SPECS, game_name, game_spec
 from parlour.baselines.search import DeterminizedSearch
 from parlour.baselines.spec import GameSpec
+from parlour.baselines.tracks import SHIPPED_TRACKS, parse_shipped_name
 from parlour.envs import ENVIRONMENTS, game_of
 from parlour.envs.declaration import version_of
 
@@ -30,9 +30,6 @@ BOTS: dict[str, type[Policy]] = {cls.name: cls for cls in _BOT_CLASSES}
 #: Folder of the shipped trained policies (``<env>_<track>.json`` beside its weights, written by
 #: ``parlour baselines``; see :mod:`parlour.baselines.policy_file`).
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
-#: The tracks a shipped trained policy is named for (``<game>_<track>``): ``rl`` learned from the environment alone,
-#: ``distilled`` imitates the game's expert and reads its inference. A track, not an algorithm (both use PPO).
-SHIPPED_TRACKS = ("rl", "distilled")
 #: Shipped names of an earlier release, kept one release: old suffix -> the track it named. Resolving an old name
 #: prints a one-line notice and plays the renamed policy.
 RENAMED = {"ppo": "distilled"}
@@ -41,8 +38,7 @@ RENAMED = {"ppo": "distilled"}
 def _shipped(folder: Path) -> dict[str, tuple[str, Path]]:
     """The trained policies present in ``folder`` (``<env>_<track>.json``), by name -> (env id, spec file):
     ``<game>_<track>`` for the game's newest env version, ``<env>_<track>`` for an older one."""
-    pattern = re.compile(rf"(.+_v\d+)_({'|'.join(SHIPPED_TRACKS)})\.json")
-    found = [m.groups() for p in folder.glob("*.json") if (m := pattern.fullmatch(p.name))]
+    found = [parsed for p in folder.glob("*.json") if (parsed := parse_shipped_name(p.name)) is not None]
     registered = [(env_name, track) for env_name, track in found if env_name in ENVIRONMENTS]
     # per game and track, the newest version first: it takes the short name
     registered.sort(key=lambda et: (game_name(et[0]), et[1], version_of(game_of(et[0]), et[0]).number), reverse=True)

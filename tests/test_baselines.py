@@ -233,3 +233,42 @@ def test_an_analysis_registered_for_a_game_is_a_module_with_a_table_and_its_form
     assert callable(module.table) and callable(module.format_table)
     with pytest.raises(ValueError, match=r"six_suspects_v0 has no accusations analysis: expected one of \['lady_alice"):
         analysis("six_suspects_v0", "accusations")
+
+
+@pytest.mark.parametrize(
+    ("name", "parsed"),
+    [
+        ("six_suspects_v0_results.json", ("six_suspects_v0", "distilled")),
+        ("six_suspects_v0_rl_results.json", ("six_suspects_v0", "rl")),
+        ("lady_alice_v12_ablation_results.json", ("lady_alice_v12", "ablation")),
+        ("elevenses_v0_exploit_results.json", ("elevenses_v0", "exploit")),
+        ("elevenses_v0_heldout_results.json", ("elevenses_v0", "heldout")),
+        ("goes_to_eleven_v0_sweep_results.json", ("goes_to_eleven_v0", "sweep")),
+        ("goes_to_eleven_v0_other_results.json", None),  # no track stores that
+        ("goes_to_eleven_results.json", None),  # no version
+        ("_v0_results.json", None),  # no game
+        ("six_suspects_v0_results.txt", None),
+    ],
+)
+def test_a_stored_results_file_name_says_its_env_and_track(name: str, parsed: tuple[str, str] | None) -> None:
+    from parlour.baselines.tracks import TRACKS, parse_results_name
+
+    assert parse_results_name(name) == parsed
+    if parsed is not None:
+        assert TRACKS[parsed[1]].results_name(parsed[0]) == name
+
+
+@pytest.mark.parametrize(
+    ("name", "parsed"),
+    [
+        ("six_suspects_v0_rl.json", ("six_suspects_v0", "rl")),
+        ("lady_alice_v2_distilled.json", ("lady_alice_v2", "distilled")),
+        ("lady_alice_v2_distilled_seed3.json", None),  # a seed's file, not a shipped policy
+        ("lady_alice_v2_sweep.json", None),  # a track that ships nothing
+        ("lady_alice_v2_rl_results.json", None),
+    ],
+)
+def test_a_shipped_policy_file_name_says_its_env_and_track(name: str, parsed: tuple[str, str] | None) -> None:
+    from parlour.baselines.tracks import parse_shipped_name
+
+    assert parse_shipped_name(name) == parsed

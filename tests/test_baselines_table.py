@@ -15,9 +15,11 @@ pytest.importorskip("sb3_contrib")
 
 from parlour.baselines.policy_file import read_spec  # noqa: E402
 from parlour.training import scenarios  # noqa: E402
-from parlour.training.baselines_table import is_current, regenerate, seed_path  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
 from parlour.training.config import load_config, to_yaml  # noqa: E402
+from parlour.training.publish import tracks  # noqa: E402
+from parlour.training.publish.reuse import is_current  # noqa: E402
+from parlour.training.publish.schema import seed_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,7 +56,7 @@ def test_seeds_are_trained_in_parallel_aggregated_and_published(
 ) -> None:
     folder, figures = tiny_project / "checkpoints", tiny_project / "figures"
     kwargs = {"progress": False, "jobs": 2, "root": tiny_project, "folder": folder, "figures": figures}
-    regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    tracks.regenerate("distilled", None, train_models=True, **kwargs)  # type: ignore[arg-type]
     assert "training seeds [0, 1] (2 at a time)" in capsys.readouterr().out
     for k in (0, 1):
         spec = read_spec(seed_path("six_suspects_v0", k, folder))
@@ -79,7 +81,7 @@ def test_seeds_are_trained_in_parallel_aggregated_and_published(
     assert "| six_suspects_heuristic |" in text and "Wilson intervals at the effective number of games" in text
 
     # Seeds already trained from this config are kept; evaluation gives the same table.
-    regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    tracks.regenerate("distilled", None, train_models=True, **kwargs)  # type: ignore[arg-type]
     assert "nothing to train" in capsys.readouterr().out
     again = json.loads((folder / "six_suspects_v0_results.json").read_text())
     for key in ("matchups", "seed_aggregate", "ratings"):
@@ -94,7 +96,9 @@ def test_a_spec_with_an_unlisted_shipped_seed_is_refused(tiny_project: Path) -> 
     spec = tiny_project / "configs" / "six_suspects" / "baselines.yaml"
     spec.write_text(spec.read_text().replace("shipped_seed: 1", "shipped_seed: 5"))
     with pytest.raises(ValueError, match=r"shipped_seed=5 is not one of seeds=\[0, 1\]"):
-        regenerate(None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c")
+        tracks.regenerate(
+            "distilled", None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c"
+        )
 
 
 def test_benchmark_reproduces_a_bots_published_row(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -145,8 +149,8 @@ def test_elevenses_v2_is_its_v1_scenario_on_more_deals() -> None:
 def test_every_committed_seed_is_current_for_its_spec_even_with_keys_added_to_the_schema_since() -> None:
     # Their stored configs predate keys such as `trainer` and `rllib`: a key a file lacks counts as its default, so
     # `parlour baselines` keeps them instead of retraining hours of seeds; a real change still makes them stale.
-    from parlour.training.baselines_table import specs
     from parlour.training.cli.baselines import published_folders
+    from parlour.training.publish.schema import specs
 
     root = Path(__file__).resolve().parents[1]
     folder, _ = published_folders(root)  # the repository's: the wheel does not carry every seed
@@ -199,7 +203,8 @@ def _results(deal_wins: dict[tuple[str, str], list[int]], rates: dict[tuple[str,
     ],
 )
 def test_goal_check_pools_seeds_per_deal_and_measures_the_gap(seed_wins: list[int], apart: bool, gap: float) -> None:
-    from parlour.training.baselines_table import _render_goal, goal_comparison
+    from parlour.training.publish.distilled import goal_comparison
+    from parlour.training.publish.distilled import render_goal as _render_goal
 
     heuristic, expert = [1] * 20, [3] * 20
     wins = {("g_ppo@seed0", "g_heuristic"): seed_wins, ("g_ppo@seed1", "g_heuristic"): seed_wins}
@@ -218,7 +223,7 @@ def test_goal_check_pools_seeds_per_deal_and_measures_the_gap(seed_wins: list[in
 
 
 def test_goal_check_names_a_table_the_heuristic_cannot_be_beaten_at() -> None:
-    from parlour.training.baselines_table import _render_goal
+    from parlour.training.publish.distilled import render_goal as _render_goal
 
     wins = {("g_ppo@seed0", "random"): [4] * 10, ("g_heuristic", "random"): [4] * 10, ("g_expert", "random"): [4] * 10}
     text = "\n".join(_render_goal(_results(wins, dict.fromkeys(wins, (0.7, 1.0)))))
@@ -236,13 +241,17 @@ def test_accusations_are_reported_for_lady_alice_and_refused_elsewhere(
         ConfigError,
         match=r"accusations: true is for the games that offer the analysis \(\['lady_alice_v0', 'lady_alice_v1', 'lady_alice_v2'\]",
     ):
-        regenerate(None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c")
+        tracks.regenerate(
+            "distilled", None, train_models=False, progress=False, root=tiny_project, folder=tiny_project / "c"
+        )
     spec.unlink()
 
     _tiny_game(tiny_project, monkeypatch, tiny_run, "lady_alice", "lady_alice_v1", "seeds: [0]\nshipped_seed: 0\n"
                "skip_bots: [search]\naccusations: true\n")  # fmt: skip
     out = tiny_project / "c"
-    regenerate(None, train_models=True, progress=False, jobs=1, root=tiny_project, folder=out, figures=out)
+    tracks.regenerate(
+        "distilled", None, train_models=True, progress=False, jobs=1, root=tiny_project, folder=out, figures=out
+    )
     rows = json.loads((out / "lady_alice_v1_results.json").read_text())["accusations"]
     # every seed and the two reference bots, at each table (the seed is labelled by its shipped name, if any)
     seed = next(r["policy"] for r in rows if r["policy"].endswith("@seed0"))
@@ -302,7 +311,16 @@ def test_the_clone_row_is_the_shipped_seeds_network_before_ppo(
     cfg = load_config(config, ["pretrain.teacher=six_suspects_heuristic", "pretrain.games=3", "pretrain.epochs=1"])
     config.write_text(to_yaml(cfg))
     folder = tmp_path / "checkpoints"
-    regenerate(None, train_models=True, progress=False, jobs=1, root=tmp_path, folder=folder, figures=tmp_path / "f")
+    tracks.regenerate(
+        "distilled",
+        None,
+        train_models=True,
+        progress=False,
+        jobs=1,
+        root=tmp_path,
+        folder=folder,
+        figures=tmp_path / "f",
+    )
     assert "behaviour cloning alone for seed 1 (the clone row)" in capsys.readouterr().out
     clone = folder / "six_suspects_v0_distilled_clone.json"
     started_from = tmp_path / "runs" / "baselines" / "six_suspects_v0" / "seed1" / "clone.json"
@@ -313,13 +331,22 @@ def test_the_clone_row_is_the_shipped_seeds_network_before_ppo(
     assert "| six_suspects_distilled clone (seed 1, before PPO) |" in text
     assert "**Teacher** `six_suspects_heuristic`" in text and "its inputs are the observation alone" in text
     # a clone already current is kept
-    regenerate(None, train_models=True, progress=False, jobs=1, root=tmp_path, folder=folder, figures=tmp_path / "f")
+    tracks.regenerate(
+        "distilled",
+        None,
+        train_models=True,
+        progress=False,
+        jobs=1,
+        root=tmp_path,
+        folder=folder,
+        figures=tmp_path / "f",
+    )
     assert "behaviour cloning alone" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("n", "rows"), [(1, []), (3, ["| **p**, mean over 3 seeds | 0.500 (0.400–0.600) |"])])
 def test_the_seed_aggregate_row_is_the_mean_over_seeds_with_its_interval(n: int, rows: list[str]) -> None:
-    from parlour.training.baselines_table import aggregate_rows
+    from parlour.training.publish.results import aggregate_rows
 
     stats = {"seeds": n, "per_table": {"t": {"value": 0.5, "ci": [0.4, 0.6]}}}
     assert aggregate_rows("p", stats, ["t"]) == rows
@@ -330,13 +357,14 @@ def test_the_seed_aggregate_row_is_the_mean_over_seeds_with_its_interval(n: int,
     [(None, "?"), (0.4, "0 s"), (25.0, "25 s"), (59.4, "59 s"), (59.6, "1 min"), (90.0, "2 min"), (725.0, "12 min")],
 )
 def test_wall_times_print_seconds_under_a_minute_never_zero_minutes(seconds: float | None, printed: str) -> None:
-    from parlour.training.baselines_table import minutes
+    from parlour.training.publish.results import minutes
 
     assert minutes(seconds) == printed
 
 
 def test_the_at_a_glance_table_headlines_the_held_out_table_and_reads_each_against_its_parity() -> None:
-    from parlour.training.baselines_table import _results, at_a_glance
+    from parlour.training.publish.document import at_a_glance
+    from parlour.training.publish.results import stored_results as _results
 
     CHECKPOINTS = ROOT / "baselines" / "checkpoints"  # the clone's, as `parlour baselines` reads them
 
@@ -383,7 +411,7 @@ def test_the_at_a_glance_table_headlines_the_held_out_table_and_reads_each_again
 
 def test_baselines_md_is_what_the_stored_results_render(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every figure in BASELINES.md comes from the committed results (`parlour baselines --render-only`)."""
-    from parlour.training.baselines_table import render
+    from parlour.training.publish.tracks import render
 
     monkeypatch.chdir(ROOT)  # the notes are read from the repository's specs
     assert render(ROOT / "baselines" / "checkpoints") == (ROOT / "BASELINES.md").read_text()

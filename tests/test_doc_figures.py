@@ -156,7 +156,7 @@ MATCHES = (("six_suspects_v0", 300), ("goes_to_eleven_v0", 300), ("lady_alice_v1
 COMMAND_OUTPUTS: tuple[Output, ...] = (
     Output(
         Span("docs/exploitability.md", "## The exact check", "section"),
-        (r"python -m parlour\.training\.exploit_exact",),
+        (r"python -m parlour\.training\.publish\.exploit_exact",),
         reason="the exact figures (tree size, own and best-response values, gains, NashConv, the omniscient gain) are "
         "rechecked by tests/test_exploit_exact.py::test_the_pages_exact_figures_are_current (slow tier); the "
         "approximate ones come from training best responses (about 5 minutes) and are not rerun",

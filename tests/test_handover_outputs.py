@@ -18,9 +18,10 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from parlour.envs.fileio import FolderLock  # noqa: E402
-from parlour.training import baselines_table, exploit, rl_track  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
 from parlour.training.config import load_config  # noqa: E402
+from parlour.training.publish import distilled, exploit, results, reuse  # noqa: E402
+from parlour.training.publish import rl as rl_track
 from parlour.training.run import RUN_MARKER, RunError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +65,7 @@ def test_baselines_never_deletes_a_seed_folder_it_did_not_make(
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(train_module, "train", _fake_train(calls))
     with pytest.raises(RunError, match=re.escape(message)):
-        baselines_table._train_seed((ENV, str(BASE), 0, str(tmp_path), str(tmp_path / "ck")))
+        distilled._train_seed((ENV, str(BASE), 0, str(tmp_path), str(tmp_path / "ck")))
     assert sorted(p.name for p in run.iterdir()) == before and not calls
 
 
@@ -90,7 +91,7 @@ def test_baselines_refuses_to_delete_a_seed_folder_a_live_run_holds(
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(train_module, "train", _fake_train(calls))
     with FolderLock(run, "run folder"), pytest.raises(RunError, match="is in use by another process"):
-        baselines_table._train_seed((ENV, str(BASE), 0, str(tmp_path), str(tmp_path / "ck")))
+        distilled._train_seed((ENV, str(BASE), 0, str(tmp_path), str(tmp_path / "ck")))
     assert (run / "config.yaml").is_file() and not calls
 
 
@@ -101,19 +102,19 @@ def test_baselines_retrains_a_seed_folder_of_another_config_and_resumes_its_own(
     and trained afresh, never resumed under the new config; a stopped run of the same config is resumed."""
     import parlour.training.train as train_module
 
-    monkeypatch.setattr(baselines_table, "save_policy", lambda *a: None)
-    monkeypatch.setattr(baselines_table, "read_spec", lambda p: {})
-    monkeypatch.setattr(baselines_table, "read_weights", lambda p, s: {})
+    monkeypatch.setattr(distilled, "save_policy", lambda *a: None)
+    monkeypatch.setattr(distilled, "read_spec", lambda p: {})
+    monkeypatch.setattr(distilled, "read_weights", lambda p, s: {})
     run = tmp_path / "runs" / "baselines" / ENV / "seed0"
     _started_run(run, load_config(BASE, ["seed=0", "ppo.n_epochs=7"]))
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(train_module, "train", _fake_train(calls))
     job = (ENV, str(BASE), 0, str(tmp_path), str(tmp_path / "ck"))
-    baselines_table._train_seed(job)
+    distilled._train_seed(job)
     assert calls == [{"run": run, "resume": False, "seed": 0}] and not run.exists()
     assert "was started from another config (ppo.n_epochs: 7 in the run, " in capsys.readouterr().out
     _started_run(run, load_config(BASE, ["seed=0"]))
-    baselines_table._train_seed(job)
+    distilled._train_seed(job)
     assert calls[-1] == {"run": run, "resume": True, "seed": 0}
 
 
@@ -144,9 +145,9 @@ def test_a_run_is_reused_only_for_the_config_it_was_trained_from(
         load_config(BASE, ["train.total_timesteps=256", "opponents=[random]", *run_overrides]),
         finished=finished,
     )
-    got = baselines_table.reuse(tmp_path / "run", asked)
+    got = reuse.reuse(tmp_path / "run", asked)
     assert (got.state, sorted(got.changes)) == (state, keys)
-    assert baselines_table.reuse(tmp_path / "nothing", asked).state == "new"
+    assert reuse.reuse(tmp_path / "nothing", asked).state == "new"
 
 
 def test_exploit_never_reports_another_targets_best_responses(
@@ -304,13 +305,13 @@ def test_learning_curve_figures_replace_a_link_rather_than_write_through_it(tmp_
     figure.parent.mkdir()
     figure.symlink_to(target)
     report = {"env": ENV, "seeds": [{"seed": 0, "evaluations": [{"timesteps": 1, "random": {"win_rate": 0.5}}]}]}
-    baselines_table.plot_learning_curves(report, figure)
+    distilled.plot_learning_curves(report, figure)
     assert target.read_text() == "keep" and not figure.is_symlink() and figure.stat().st_size > 0
 
 
 def _copy_results(folder: Path, kind: str, edit: Callable[[dict[str, Any]], object] | None, text: str = "") -> Path:
     """The committed 6 Suspects results of ``kind`` in ``folder``, edited by ``edit`` (or replaced by ``text``)."""
-    name = baselines_table.results_file(Path(), ENV, kind).name
+    name = results.results_file(Path(), ENV, kind).name
     data = json.loads((ROOT / "baselines" / "checkpoints" / name).read_text())
     if edit is not None:
         edit(data)
@@ -359,7 +360,7 @@ def test_a_malformed_results_file_is_one_line_naming_it(
 def test_a_malformed_published_result_is_one_line_in_benchmark(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from parlour.training import benchmark
+    from parlour.training.publish import benchmark
 
     _copy_results(tmp_path, "distilled", lambda d: d.update(matchups={}))
     monkeypatch.setattr(benchmark, "CHECKPOINT_DIR", tmp_path)

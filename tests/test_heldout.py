@@ -113,8 +113,9 @@ def _fake_heldout() -> dict[str, object]:
 
 
 def test_the_held_out_section_and_glance_row_read_the_mixed_table_and_its_parity() -> None:
-    from parlour.training.baselines_table import _glance_mixed, seed_stats
-    from parlour.training.heldout import parity, render
+    from parlour.training.publish.document import _glance_mixed
+    from parlour.training.publish.heldout import parity, render
+    from parlour.training.publish.results import seed_stats
 
     r = _fake_heldout()
     cells = {m["policy"]: m["win_rate"] for m in r["matchups"]}  # type: ignore[attr-defined]

@@ -1,6 +1,6 @@
 """The step-0 point of a learning curve: a fresh SB3 run evaluates its untrained policy before its first rollout
 without changing what it trains, a resume does not evaluate it again, and a run trained without one gets the same
-row rebuilt from its folder (``parlour.training.initial_point``)."""
+row rebuilt from its folder (``parlour.training.publish.initial_point``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 from safetensors.numpy import load_file  # noqa: E402
 
 from parlour.training.config import load_config, to_yaml  # noqa: E402
-from parlour.training.initial_point import add_initial_point, initial_point, main  # noqa: E402
+from parlour.training.publish.initial_point import add_initial_point, initial_point, main  # noqa: E402
 from parlour.training.run import RunError, evaluations  # noqa: E402
 from parlour.training.train import train
 

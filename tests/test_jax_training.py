@@ -59,7 +59,7 @@ def test_the_jitted_trainer_trains_resumes_and_exports_a_file_the_scalar_env_pla
     assert [r["timesteps"] for r in rows] == [0, 256, 512]  # the untrained network's point once, not on resume
 
     # The step-0 point rebuilt from the run's config and seed alone is the one the run wrote.
-    from parlour.training.initial_point import initial_point
+    from parlour.training.publish.initial_point import initial_point
 
     assert {k: v for k, v in initial_point(run).items() if k != "time"} == {
         k: v for k, v in rows[0].items() if k != "time"

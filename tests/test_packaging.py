@@ -83,8 +83,8 @@ def test_the_wheel_ships_the_shipped_policies_and_their_weights_but_not_every_se
 
 
 def test_parlour_baselines_reads_and_writes_a_clones_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from parlour.training.baselines_table import CHECKPOINTS, FIGURES
     from parlour.training.cli.baselines import published_folders
+    from parlour.training.publish.schema import CHECKPOINTS, FIGURES
 
     assert published_folders(tmp_path) == (CHECKPOINTS, FIGURES)  # not a clone: the installed package's
     (tmp_path / "baselines" / "checkpoints").mkdir(parents=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from parlour.training.baselines_table import TIMING_KEYS, without_timings
+from parlour.training.publish.results import TIMING_KEYS, without_timings
 from parlour.training.scenarios import cell_ci
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +71,7 @@ def test_a_stored_cell_is_replayed_exactly_from_fresh_play(file: str, policy: st
     from parlour.baselines import make as make_bot
     from parlour.baselines.policy_file import PolicyFile, table_for
     from parlour.training.evaluation.matchups import run_evaluation
-    from parlour.training.rl_track import seed_file
+    from parlour.training.publish.rl import seed_file
     from parlour.training.scenarios import scenario
 
     r = load(ROOT / "baselines" / "checkpoints" / file)

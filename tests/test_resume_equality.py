@@ -159,7 +159,7 @@ def test_a_run_on_the_jax_vector_env_resumes_as_if_it_never_stopped(
     """``train.vec_env: jax``: the batch's whole state and key go into the checkpoint. The stop comes from an evaluation
     opponent (the training opponents are batched bots), during the evaluation at step 192, inside a rollout."""
     pytest.importorskip("jax")
-    from parlour.training.initial_point import initial_point
+    from parlour.training.publish.initial_point import initial_point
 
     jax_env = ["train.vec_env=jax", "opponents=[random]", "game.options.reward=vote"]
     whole, stopped = tmp_path / "whole", tmp_path / "stopped"

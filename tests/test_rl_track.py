@@ -13,10 +13,15 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from parlour.baselines.policy_file import read_spec  # noqa: E402
-from parlour.training import exploit, rl_track, scenarios  # noqa: E402
+from parlour.training import scenarios  # noqa: E402
 from parlour.training.cli import main  # noqa: E402
 from parlour.training.config import ConfigError, load_config, to_yaml  # noqa: E402
 from parlour.training.learning_curves import area_under_curve  # noqa: E402
+from parlour.training.publish import (
+    exploit,  # noqa: E402
+    tracks,  # noqa: E402
+)
+from parlour.training.publish import rl as rl_track  # noqa: E402
 from parlour.training.run import evaluations  # noqa: E402
 from parlour.training.stats import iqm  # noqa: E402
 
@@ -57,7 +62,7 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
 ) -> None:
     folder, figures, runs = rl_project / "checkpoints", rl_project / "figures", rl_project / "baselines" / "runs"
     kwargs = {"progress": False, "jobs": 2, "root": rl_project, "folder": folder, "figures": figures}
-    rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    tracks.regenerate("rl", None, train_models=True, **kwargs)  # type: ignore[arg-type]
     assert "training 4 rl run(s) (2 at a time)" in capsys.readouterr().out
     r = json.loads(rl_track.results_path(ENV, folder).read_text())
     assert set(r["families"]) == {"ppo", "selfplay"}
@@ -114,7 +119,7 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
         assert words in text
 
     # The sweep: the published config and each setting alone, on its own seeds, scored from its runs' curves.
-    rl_track.regenerate_sweep(None, train_models=True, jobs=2, root=rl_project, folder=folder)
+    tracks.regenerate("sweep", None, train_models=True, jobs=2, root=rl_project, folder=folder)
     sweep = json.loads((folder / f"{ENV}_sweep_results.json").read_text())
     assert [row["setting"] for row in sweep["rows"]] == ["as published", "ppo.ent_coef=0.05"]
     changed = load_config(runs / "six_suspects" / "sweep" / "ppo.ent_coef_0.05-seed100" / "config.yaml")
@@ -128,7 +133,7 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     assert f"are ±{sum(halves) / len(halves):.3f} on average" in text
 
     # The ablation: its rungs in order, each with exactly its overrides, in a folder of its own.
-    rl_track.regenerate_sweep(None, train_models=True, jobs=2, root=rl_project, folder=folder, kind="ablation")
+    tracks.regenerate("ablation", None, train_models=True, jobs=2, root=rl_project, folder=folder)
     ablation = json.loads((folder / f"{ENV}_ablation_results.json").read_text())
     assert [row["setting"] for row in ablation["rows"]] == ["less entropy", "as published"]
     rung = load_config(runs / "six_suspects" / "ablation" / "less_entropy-seed101" / "config.yaml")
@@ -137,7 +142,7 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     assert "**Ablation** (family `ppo`" in text and "| less entropy |" in text and "**Tuning sweep**" in text
 
     # Finished runs are kept: nothing trains again, and the evaluation gives the same table.
-    rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    tracks.regenerate("rl", None, train_models=True, **kwargs)  # type: ignore[arg-type]
     assert "every rl run has finished its budget; nothing to train" in capsys.readouterr().out
     again = json.loads(rl_track.results_path(ENV, folder).read_text())
     assert again["matchups"] == r["matchups"] and again["curves"] == r["curves"]
@@ -147,17 +152,17 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
     run = runs / "six_suspects" / "ppo-seed0"
     for path in run.glob("policy.*"):
         path.unlink()
-    rl_track.regenerate(None, train_models=True, **kwargs)  # type: ignore[arg-type]
+    tracks.regenerate("rl", None, train_models=True, **kwargs)  # type: ignore[arg-type]
     assert json.loads(rl_track.results_path(ENV, folder).read_text())["matchups"] == r["matchups"]
     exported = rl_track.seed_file(ENV, "ppo", 0, folder)
     spec = json.loads(exported.read_text())
     spec["training"]["timesteps"] = 128
     exported.write_text(json.dumps(spec))
     with pytest.raises(ValueError, match="not the same run"):
-        rl_track.regenerate(None, train_models=False, **kwargs)  # type: ignore[arg-type]
+        tracks.regenerate("rl", None, train_models=False, **kwargs)  # type: ignore[arg-type]
     exported.unlink()
     with pytest.raises(FileNotFoundError, match="holds no policy.json"):
-        rl_track.regenerate(None, train_models=False, **kwargs)  # type: ignore[arg-type]
+        tracks.regenerate("rl", None, train_models=False, **kwargs)  # type: ignore[arg-type]
 
 
 def test_the_rl_track_refuses_a_family_that_is_not_rl(rl_project: Path) -> None:
@@ -201,12 +206,12 @@ def test_an_rl_spec_that_ships_what_it_does_not_train_is_refused(
 def test_the_exploitability_table_is_trained_stored_and_rendered(rl_project: Path) -> None:
     folder = rl_project / "checkpoints"
     runs = rl_project / "baselines" / "runs" / "exploit"
-    exploit.regenerate(None, progress=False, train_models=False, root=rl_project, folder=folder)
+    tracks.regenerate("exploit", None, progress=False, train_models=False, root=rl_project, folder=folder)
     assert not runs.exists()  # nothing trained: the target is listed as such
     (pending,) = json.loads((folder / f"{ENV}_exploit_results.json").read_text())["targets"]
     assert pending == {"policy": "random", "missing": True}
     assert "| random | not trained yet (the command above trains it) |" in (rl_project / "BASELINES.md").read_text()
-    exploit.regenerate(None, progress=False, root=rl_project, folder=folder)
+    tracks.regenerate("exploit", None, progress=False, root=rl_project, folder=folder)
     r = json.loads((folder / f"{ENV}_exploit_results.json").read_text())
     (target,) = r["targets"]
     assert target["policy"] == "random" and target["steps"] == 128 and target["chance"] == 0.25
@@ -238,7 +243,7 @@ def test_the_bound_of_bots_alone_is_chosen_on_the_benchmark_deals_and_reported_o
 def test_the_known_responses_are_every_fieldable_bot_and_every_published_seed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bound tries every bot a player could field (no oracle: it reads the hidden state; no search bot: seconds a
     move) and every published training seed of both tracks, never the target itself."""
-    from parlour.training.heldout import published
+    from parlour.training.publish.heldout import published
 
     CHECKPOINTS = ROOT / "baselines" / "checkpoints"  # the clone's: the installed package ships no seed files
 
@@ -287,7 +292,7 @@ def test_the_exploitability_bound_is_the_best_response_we_have_chosen_and_report
         )
     )
     folder = rl_project / "checkpoints"
-    exploit.regenerate(None, progress=False, root=rl_project, folder=folder)
+    tracks.regenerate("exploit", None, progress=False, root=rl_project, folder=folder)
     r = json.loads((folder / f"{ENV}_exploit_results.json").read_text())
     (target,) = r["targets"]
     b = target["bound"]
@@ -317,7 +322,7 @@ def test_the_exploitability_bound_is_the_best_response_we_have_chosen_and_report
 
 def test_a_benchmark_compares_with_both_tracks_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`parlour benchmark` prints and pairs its rows with the distilled track's and the rl track's trained seeds."""
-    from parlour.training import benchmark
+    from parlour.training.publish import benchmark
 
     def matchup(policy: str, wins: list[int]) -> dict[str, object]:
         return {"policy": policy, "opponent": "random", "win_rate": sum(wins) / 8, "win_ci": [0.0, 1.0],
@@ -342,9 +347,9 @@ def test_a_benchmark_compares_with_both_tracks_rows(tmp_path: Path, monkeypatch:
 def test_a_game_without_the_part_asked_for_is_refused_naming_those_with_it(rl_project: Path) -> None:
     with pytest.raises(ValueError, match=r"no rl: block in configs/<game>/baselines.yaml for \['lady_alice_v1'\]; "
                        r"available: \['six_suspects_v0'\]"):  # fmt: skip
-        rl_track.regenerate(["lady_alice_v1"], train_models=False, progress=False, root=rl_project)
+        tracks.regenerate("rl", ["lady_alice_v1"], train_models=False, progress=False, root=rl_project)
     with pytest.raises(ValueError, match=r"no exploit: block .* for \['elevenses_v0'\]"):
-        exploit.regenerate(["elevenses_v0"], progress=False, root=rl_project)
+        tracks.regenerate("exploit", ["elevenses_v0"], progress=False, root=rl_project)
 
 
 def test_the_old_game_flag_chooses_the_game_on_every_track(
@@ -357,11 +362,9 @@ def test_the_old_game_flag_chooses_the_game_on_every_track(
 
 def test_curves_only_recomputes_the_stored_curves_from_the_runs_evaluations(tmp_path: Path) -> None:
     """`parlour baselines --track rl --curves-only`: a step-0 point added to every run's evaluations (what
-    `python -m parlour.training.initial_point` writes) starts the stored curves at step 0 and changes their AUC;
+    `python -m parlour.training.publish.initial_point` writes) starts the stored curves at step 0 and changes their AUC;
     nothing else of the stored results moves."""
     import shutil
-
-    from parlour.training import rl_track
 
     env, game = "goes_to_eleven_v0", "goes_to_eleven"
     shutil.copytree(ROOT / "configs", tmp_path / "configs")
@@ -373,7 +376,7 @@ def test_curves_only_recomputes_the_stored_curves_from_the_runs_evaluations(tmp_
     runs = sorted((tmp_path / "runs" / game).glob("*/evaluations.jsonl"))
 
     def refreshed() -> dict:
-        rl_track.refresh_curves([env], root=tmp_path, runs=tmp_path / "runs", folder=folder, figures=tmp_path / "f")
+        tracks.refresh_curves([env], root=tmp_path, runs=tmp_path / "runs", folder=folder, figures=tmp_path / "f")
         return json.loads((folder / stored.name).read_text())
 
     for evals in runs:  # the runs as trained before step-0 points (whether or not the repository's have them yet)

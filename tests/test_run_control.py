@@ -566,7 +566,7 @@ def test_a_stop_while_cloning_keeps_the_epochs_done_and_resumes_to_the_same_run(
 def _moves_at_step_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *overrides: str) -> int:
     """The moves an evaluation opponent makes in a run's evaluation at step 0 (rebuilt from its config alone)."""
     from parlour.training.config import load_config, to_yaml
-    from parlour.training.initial_point import initial_point
+    from parlour.training.publish.initial_point import initial_point
 
     counter = stopper_at(tmp_path, monkeypatch, 0)  # counts its moves, never fires
     folder = tmp_path / "counted"

@@ -11,7 +11,7 @@ Every run evaluates its policy at fixed points of its budget (``train.eval_every
   issue 38); a curve without one -- runs trained before, RLlib runs, or seeds of which one lacks it -- is taken as
   flat before its first point. It is flat after the last point up to the budget; so 1.0 is a policy that wins every
   game from the first step and the number is comparable across budgets. A run trained before gets its step-0 point
-  back with :mod:`parlour.training.initial_point`;
+  back with :mod:`parlour.training.publish.initial_point`;
 - the **steps to a level**: the first evaluation point at which the seeds' IQM reaches a reference level (the
   heuristic bot's own win rate at that table) and the next point's IQM reaches it too -- a crossing confirmed by
   the following point, so one noisy point above the level is not a crossing; a crossing at the last point alone

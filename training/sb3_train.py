@@ -154,7 +154,7 @@ def initial_rng(cfg: TrainConfig) -> Iterator[None]:
     at step 0: seeded from the run's seed alone inside, and put back as they were after. The training that follows
     draws exactly what it would have drawn without this evaluation, and a policy that samples its actions
     (``learner.deterministic: false``) samples the same ones when the point is rebuilt after the run
-    (:func:`parlour.training.initial_point.initial_point`)."""
+    (:func:`parlour.training.publish.initial_point.initial_point`)."""
     import random
 
     import torch

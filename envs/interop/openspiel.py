@@ -19,7 +19,7 @@ How the games map onto OpenSpiel's model:
   OpenSpiel's strict sense. ``information_state_tensor`` is that vector; ``information_state_string`` is the player
   and a SHA-1 of it (the key ISMCTS keys its nodes by). The observation tensor and string are the same. An
   algorithm whose correctness needs strict perfect recall (CFR, an exact best response) should key on the sequence
-  of a seat's observations and its own actions, as :mod:`parlour.training.exploit_exact` does.
+  of a seat's observations and its own actions, as :mod:`parlour.training.publish.exploit_exact` does.
 - **Resampling**: ``resample_from_infostate(player, sampler)`` returns a state whose env is the env's own
   :meth:`~parlour.envs.core.ParlourEnv.resample_hidden` (the determinisation our hidden-information audit checks);
   its random draws are seeded from ``sampler()``.

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from parlour.baselines.tracks import DEFAULT_TRACK, TRACKS
 from parlour.training.cli.common import (
     add_envs,
     add_output_flags,
@@ -28,12 +29,12 @@ def add_parser(sub: Subparsers) -> None:
     add_envs(bl, "--game")
     bl.add_argument(
         "--track",
-        choices=("distilled", "rl", "sweep", "ablation", "exploit", "heldout"),
-        default="distilled",
-        help="which part of BASELINES.md to regenerate: the distilled track (default), the rl track (trained from the "
-        "environment alone), its tuning sweep or its ablation (on seeds kept apart), the exploitability bounds, or the "
-        "held-out "
-        "mixed table (every published policy at a table of the scenario's bots together; plays, never trains)",
+        choices=list(TRACKS),
+        default=DEFAULT_TRACK,
+        help="which part of BASELINES.md to regenerate (default "
+        + DEFAULT_TRACK
+        + "): "
+        + "; ".join(f"{t.name}, {t.summary}" for t in TRACKS.values()),
     )
     bl.add_argument(
         "--runs",
@@ -50,7 +51,7 @@ def add_parser(sub: Subparsers) -> None:
         "--curves-only",
         action="store_true",
         help="with --track rl: recompute the stored learning curves (AUC, steps to level, figure) from the run "
-        "folders' evaluations (after `python -m parlour.training.initial_point RUN` added a step-0 point) and "
+        "folders' evaluations (after `python -m parlour.training.publish.initial_point RUN` added a step-0 point) and "
         "rewrite BASELINES.md; no training or play",
     )
     bl.add_argument(
@@ -64,11 +65,11 @@ def add_parser(sub: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     if not has_training_extra("parlour baselines"):  # it reads the training configs, and trains
         return 2
-    from parlour.training.baselines_table import render, write_baselines_md
+    from parlour.training.publish import tracks
 
     if args.render_only:
         try:  # a malformed results file, or a link at BASELINES.md, is one line naming it
-            write_baselines_md(Path("BASELINES.md"), render(published_folders()[0]))
+            tracks.rewrite(Path("."), published_folders()[0])
         except (ValueError, OSError) as exc:
             print(f"parlour baselines: {exc}", file=sys.stderr)
             return 2
@@ -93,7 +94,7 @@ def published_folders(root: Path | None = None) -> tuple[Path, Path]:
     and the figures. In a clone of the repository (``baselines/checkpoints`` under ``root``, the working directory),
     its folders, where the files are committed: the installed package holds only what it ships (the shipped policies
     and the weights they name), not every seed. Elsewhere, the installed package's folders."""
-    from parlour.training.baselines_table import CHECKPOINTS, FIGURES
+    from parlour.training.publish.schema import CHECKPOINTS, FIGURES
 
     clone = (root or Path.cwd()) / "baselines"
     if (clone / "checkpoints").is_dir():
@@ -102,8 +103,9 @@ def published_folders(root: Path | None = None) -> tuple[Path, Path]:
 
 
 def _regenerate(args: argparse.Namespace) -> None:
-    """Regenerate the part of BASELINES.md that ``--track`` names (training what it needs, unless told not to)."""
-    from parlour.training.baselines_table import regenerate
+    """Regenerate the part of BASELINES.md that ``--track`` names (training what it needs, unless told not to), then
+    print the rewritten BASELINES.md."""
+    from parlour.training.publish import tracks
 
     folder, figures = published_folders()
     runs = Path(args.runs) if args.runs else None
@@ -112,17 +114,15 @@ def _regenerate(args: argparse.Namespace) -> None:
         raise ValueError(
             f"--curves-only recomputes the rl track's learning curves: use it with --track rl, not {args.track}"
         )
-    if args.track == "rl" and args.curves_only:
-        from parlour.training import rl_track
-
-        print(rl_track.refresh_curves(games, runs=runs, folder=folder, figures=figures).read_text())
+    train_models, progress = not args.skip_training, not args.no_progress
+    if args.curves_only:
+        out = tracks.refresh_curves(games, runs=runs, folder=folder, figures=figures)
     elif args.track == "rl":
-        from parlour.training import rl_track
-
-        rl_track.regenerate(
+        out = tracks.regenerate(
+            "rl",
             games,
-            train_models=not args.skip_training,
-            progress=not args.no_progress,
+            train_models=train_models,
+            progress=progress,
             jobs=args.jobs,
             runs=runs,
             workers=args.workers,
@@ -130,33 +130,23 @@ def _regenerate(args: argparse.Namespace) -> None:
             figures=figures,
         )
     elif args.track in ("sweep", "ablation"):
-        from parlour.training import rl_track
-
-        print(
-            rl_track.regenerate_sweep(
-                games, train_models=not args.skip_training, jobs=args.jobs, runs=runs, folder=folder, kind=args.track
-            ).read_text()
-        )
+        out = tracks.regenerate(args.track, games, train_models=train_models, jobs=args.jobs, runs=runs, folder=folder)
     elif args.track == "exploit":
-        from parlour.training import exploit
-
-        print(
-            exploit.regenerate(
-                games, progress=not args.no_progress, train_models=not args.skip_training, runs=runs, folder=folder
-            ).read_text()
+        out = tracks.regenerate(
+            "exploit", games, progress=progress, train_models=train_models, runs=runs, folder=folder
         )
     elif args.track == "heldout":
-        from parlour.training import heldout
-
-        print(heldout.regenerate(games, progress=not args.no_progress, folder=folder).read_text())
+        out = tracks.regenerate("heldout", games, progress=progress, folder=folder)
     else:
-        regenerate(
+        out = tracks.regenerate(
+            "distilled",
             games,
-            train_models=not args.skip_training,
-            progress=not args.no_progress,
+            train_models=train_models,
+            progress=progress,
             jobs=args.jobs,
             workers=args.workers,
             ray_address=args.ray_address,
             folder=folder,
             figures=figures,
         )
+    print(out.read_text())

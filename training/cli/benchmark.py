@@ -49,7 +49,7 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parlour.training.benchmark import BenchmarkError, run_benchmark
+    from parlour.training.publish.benchmark import BenchmarkError, run_benchmark
 
     try:
         text = run_benchmark(

@@ -32,26 +32,17 @@ import numpy as np
 from parlour.baselines import CHECKPOINT_DIR, available, game_name, make
 from parlour.baselines.policy_file import PolicyFile, read_spec, read_weights, save_policy, table_for
 from parlour.envs.fileio import atomic_write
-from parlour.training.baselines_table import (
-    FIGURES,
-    BaselineSpec,
-    Reuse,
-    RLSpec,
-    SweepSpec,
+from parlour.training.publish.distilled import reference_bots
+from parlour.training.publish.results import (
     aggregate_rows,
-    check_baselines_md,
-    chosen,
     minutes,
     read_results,
-    reference_bots,
-    refuse_mismatch,
-    reuse,
-    run_metrics,
+    results_file,
     seed_stats,
     standing_lines,
-    train_or_reuse,
-    write_baselines_md,
 )
+from parlour.training.publish.reuse import Reuse, refuse_mismatch, reuse, run_metrics, train_or_reuse
+from parlour.training.publish.schema import FIGURES, BaselineSpec, RLSpec, SweepSpec, chosen
 from parlour.training.scenarios import benchmark_report, scenario
 from parlour.training.stats import CELL_METHOD, CLUSTER_METHOD, NORMALISED_METHOD, PAIRED_METHOD, SEED_T_METHOD
 
@@ -63,7 +54,7 @@ RUNS = Path("baselines") / "runs"
 
 
 def results_path(env_name: str, folder: Path = CHECKPOINT_DIR) -> Path:
-    return folder / f"{env_name}_rl_results.json"
+    return results_file(folder, env_name, "rl")
 
 
 def seed_file(env_name: str, family: str, seed: int, folder: Path = CHECKPOINT_DIR) -> Path:
@@ -99,7 +90,7 @@ def _job_config(job: tuple[Any, ...]) -> Any:
 
 def run_reuse(run: Path, cfg: Any) -> Reuse:
     """Whether the rl track's run folder ``run`` holds ``cfg``'s run; another config's run is refused in one line
-    naming the differing keys (:func:`parlour.training.baselines_table.reuse`)."""
+    naming the differing keys (:func:`parlour.training.publish.reuse`)."""
     state = reuse(run, cfg)
     refuse_mismatch(run, state, "a run", RETRAIN)
     return state
@@ -345,16 +336,15 @@ def refresh_curves(
     runs: Path | None = None,
     folder: Path = CHECKPOINT_DIR,
     figures: Path = FIGURES,
-) -> Path:
+) -> None:
     """Recompute the stored rl results' learning curves (AUC, steps to the heuristic's level, the figure) from the
-    run folders' ``evaluations.jsonl`` -- after :mod:`parlour.training.initial_point` added a step-0 point, say --
-    and rewrite ``BASELINES.md``; nothing is trained or played. Each run folder must hold the records of the seeds
+    run folders' ``evaluations.jsonl`` -- after :mod:`parlour.training.publish.initial_point` added a step-0 point, say --
+    (:func:`parlour.training.publish.tracks.refresh_curves` then rewrites ``BASELINES.md``); nothing is trained or played. Each run folder must hold the records of the seeds
     the stored results publish."""
-    from parlour.training.baselines_table import read_results, render
+    from parlour.training.publish.results import read_results
 
     root = root or Path.cwd()
     runs = runs or root / RUNS
-    check_baselines_md(root / "BASELINES.md")
     for env_name, _, spec in chosen(root, games, lambda sp: sp.rl is not None, "rl: block"):
         rl = spec.rl
         assert rl is not None
@@ -371,7 +361,6 @@ def refresh_curves(
         figure = plot_curves(report, figures / f"{env_name}_rl_learning_curves.png")
         report["figure"] = os.path.relpath(figure, root) if figure is not None else None
         atomic_write(path, json.dumps(report, indent=1) + "\n")
-    return write_baselines_md(root / "BASELINES.md", render(folder))
 
 
 def regenerate(
@@ -385,14 +374,13 @@ def regenerate(
     folder: Path = CHECKPOINT_DIR,
     figures: Path = FIGURES,
     workers: int = 1,
-) -> Path:
+) -> None:
     """Train (unless ``train_models`` is false), evaluate and publish the rl track of ``games`` (default: every spec
-    with an ``rl:`` block); then rewrite ``BASELINES.md``."""
-    from parlour.training.baselines_table import render
+    with an ``rl:`` block) into its stored results (:func:`parlour.training.publish.tracks.regenerate` then rewrites
+    ``BASELINES.md``)."""
 
     root = root or Path.cwd()
     runs = runs or root / RUNS
-    check_baselines_md(root / "BASELINES.md")  # refused before any training, not after
     for env_name, spec_path, spec in chosen(root, games, lambda sp: sp.rl is not None, "rl: block"):
         rl = spec.rl
         assert rl is not None
@@ -405,9 +393,6 @@ def regenerate(
         figure = plot_curves(report, figures / f"{env_name}_rl_learning_curves.png")
         report["figure"] = os.path.relpath(figure, root) if figure is not None else None
         atomic_write(results_path(env_name, folder), json.dumps(report, indent=1) + "\n")
-    out = write_baselines_md(root / "BASELINES.md", render(folder))
-    print(out.read_text())
-    return out
 
 
 def render(r: dict[str, Any]) -> list[str]:
@@ -582,9 +567,12 @@ def sweep_folder(runs: Path, env_name: str, label: str, seed: int, kind: str = "
 
 def bot_levels(env_name: str, folder: Path) -> dict[str, dict[str, float]]:
     """The heuristic's and expert's win rates at each scenario table, from any stored evaluation of the game."""
-    from parlour.training.baselines_table import MALFORMED, malformed
+    from parlour.training.publish.results import MALFORMED, malformed
 
-    for path, kind in ((results_path(env_name, folder), "rl"), (folder / f"{env_name}_results.json", "distilled")):
+    for path, kind in (
+        (results_path(env_name, folder), "rl"),
+        (results_file(folder, env_name, "distilled"), "distilled"),
+    ):
         if path.is_file():
             r = read_results(path, kind)
             try:
@@ -694,20 +682,16 @@ def regenerate_sweep(
     runs: Path | None = None,
     folder: Path = CHECKPOINT_DIR,
     kind: str = "sweep",
-) -> Path:
+) -> None:
     """The tuning sweep (``kind="sweep"``) or the ablation (``"ablation"``) of ``games`` (default: every spec with
-    an ``rl.<kind>``): trained, scored, stored in ``<env>_<kind>_results.json``; then ``BASELINES.md`` is
-    rewritten."""
-    from parlour.training.baselines_table import render as render_all
+    an ``rl.<kind>``): trained, scored, stored in ``<env>_<kind>_results.json``."""
 
     root = root or Path.cwd()
     runs = runs or root / RUNS
-    check_baselines_md(root / "BASELINES.md")  # refused before any training, not after
     has_it = lambda sp: sp.rl is not None and getattr(sp.rl, kind) is not None  # noqa: E731
     for env_name, _, spec in chosen(root, games, has_it, f"rl.{kind} block"):
         result = run_sweep(env_name, spec, root, runs, jobs, folder, train_models=train_models, kind=kind)
-        atomic_write(folder / f"{env_name}_{kind}_results.json", json.dumps(result, indent=1) + "\n")
-    return write_baselines_md(root / "BASELINES.md", render_all(folder))
+        atomic_write(results_file(folder, env_name, kind), json.dumps(result, indent=1) + "\n")
 
 
 def render_sweep(r: dict[str, Any]) -> list[str]:

@@ -11,7 +11,7 @@ under the same random streams as the evaluation during training
 (:func:`parlour.training.train.initial_rng`). :func:`add_initial_point` puts the row at the head of the run's
 ``evaluations.jsonl``. From the command line (no ``parlour`` subcommand has a natural place for it)::
 
-    python -m parlour.training.initial_point RUN [RUN ...] [--trust]
+    python -m parlour.training.publish.initial_point RUN [RUN ...] [--trust]
 
 The rebuilt network equals the one the run started from where the libraries that initialise it (torch, SB3 or JAX,
 ``versions.json`` in the run folder) draw the same numbers from the same seed as they did when the run trained. The
@@ -157,7 +157,7 @@ def add_initial_point(run: Path, *, trust: bool = False) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m parlour.training.initial_point",
+        prog="python -m parlour.training.publish.initial_point",
         description="add the step-0 point (the untrained policy, rebuilt from config.yaml and the seed) to run "
         "folders trained before their trainer evaluated step 0",
     )

@@ -44,8 +44,9 @@ def published(env_name: str, folder: Path) -> tuple[dict[str, list[tuple[str, Pa
     seed's label and policy file, read from the stored rl and distilled results in ``folder`` (a part not stored
     has no entry), and the scenario set they were published on."""
     from parlour.baselines import game_name
-    from parlour.training.baselines_table import read_results, results_file, seed_path
-    from parlour.training.rl_track import seed_file
+    from parlour.training.publish.results import read_results, results_file
+    from parlour.training.publish.rl import seed_file
+    from parlour.training.publish.schema import seed_path
 
     out: dict[str, list[tuple[str, Path]]] = {}
     sets: list[str] = []
@@ -98,26 +99,23 @@ def parity(r: dict[str, Any]) -> float:
 
 def regenerate(
     games: Sequence[str] | None, *, progress: bool, folder: Path | None = None, root: Path | None = None
-) -> Path:
-    """Evaluate every chosen game's published policies at its mixed table, store ``<env>_heldout_results.json`` and
-    rewrite BASELINES.md."""
+) -> None:
+    """Evaluate every chosen game's published policies at its mixed table, store ``<env>_heldout_results.json``."""
     from parlour.baselines import CHECKPOINT_DIR
     from parlour.envs.fileio import atomic_write
-    from parlour.training.baselines_table import check_baselines_md, chosen, results_file, write_baselines_md
-    from parlour.training.baselines_table import render as render_all
+    from parlour.training.publish.results import results_file
+    from parlour.training.publish.schema import chosen
 
     root = root or Path.cwd()
     folder = folder or CHECKPOINT_DIR
-    check_baselines_md(root / "BASELINES.md")  # refused before any play, not after
     for env_name, _, _ in chosen(root, list(games) if games else None, lambda sp: True, "game spec"):
         report = evaluate(env_name, folder, progress=progress)
         atomic_write(results_file(folder, env_name, "heldout"), json.dumps(report, indent=1) + "\n")
-    return write_baselines_md(root / "BASELINES.md", render_all(folder))
 
 
 def render(r: dict[str, Any]) -> list[str]:
     """A game's held-out mixed-table section in BASELINES.md: each family's mean over seeds, every seed, the bots."""
-    from parlour.training.baselines_table import seed_stats
+    from parlour.training.publish.results import seed_stats
     from parlour.training.stats import CELL_METHOD, SEED_T_METHOD
 
     table = r["table"]

@@ -45,10 +45,10 @@ def published(env_name: str) -> dict[str, Any] | None:
     """The stored results behind BASELINES.md for ``env_name``: the distilled track's, with the rl track's trained
     seeds added where that section is published (its rows labelled ``rl/<family>@seed<K>``); None if there are
     none."""
-    from parlour.training.baselines_table import malformed, read_results
+    from parlour.training.publish.results import malformed, read_results, results_file
 
-    path = CHECKPOINT_DIR / f"{env_name}_results.json"
-    rl_path = CHECKPOINT_DIR / f"{env_name}_rl_results.json"
+    path = results_file(CHECKPOINT_DIR, env_name, "distilled")
+    rl_path = results_file(CHECKPOINT_DIR, env_name, "rl")
     if not path.is_file() and not rl_path.is_file():
         return None
     # a malformed file is one line naming it (read_results: not JSON, not an object, a key missing or mistyped)
