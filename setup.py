@@ -2,31 +2,13 @@
 ``baselines/`` ships as ``parlour.<folder.path>`` (``package-dir`` in ``pyproject.toml`` maps the three roots), so a new
 game's package needs no line here.
 
-The wheel's checkpoints are what a user plays and compares with: the shipped policies (``<env>_<track>.json``), the
-weights file each of them names, and the published results. The other per-seed files behind a published table stay in
-the repository, where ``parlour baselines`` reads them (from a clone). Everything else is in ``pyproject.toml``."""
-
-import json
-import re
-from pathlib import Path
+The wheel's data is declared in ``pyproject.toml``: ``baselines/checkpoints/`` holds exactly what ships -- the shipped
+policies (``<env>_<track>.json`` and the weights each names) and the published results -- and every file in it is
+carried. The archive behind the published tables (every seed's policy file, the run records, the figures) lives in
+``docs/archive/``, outside the import package, and is not carried."""
 
 from setuptools import find_packages, setup
 
 ROOTS = ("envs", "training", "baselines")
-CHECKPOINTS = Path(__file__).resolve().parent / "baselines" / "checkpoints"
-#: A shipped policy's spec: ``<env>_<track>.json`` (``parlour.baselines.SHIPPED_TRACKS``).
-SHIPPED = re.compile(r".+_v\d+_(rl|distilled)\.json")
 
-
-def checkpoint_files() -> list[str]:
-    """The checkpoint files the wheel carries (paths under ``parlour/baselines``)."""
-    specs = [p for p in CHECKPOINTS.glob("*.json") if SHIPPED.fullmatch(p.name)]
-    weights = [json.loads(p.read_text())["weights"]["file"] for p in specs]
-    results = [p.name for p in CHECKPOINTS.glob("*_results.json")]
-    return [f"checkpoints/{name}" for name in sorted({*(p.name for p in specs), *weights, *results})]
-
-
-setup(
-    packages=[f"parlour.{p}" for p in find_packages(include=[*ROOTS, *(f"{r}.*" for r in ROOTS)])],
-    package_data={"": ["py.typed"], "parlour.baselines": checkpoint_files()},
-)
+setup(packages=[f"parlour.{p}" for p in find_packages(include=[*ROOTS, *(f"{r}.*" for r in ROOTS)])])

@@ -61,6 +61,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         source = (root / target).resolve()
         if "://" in target or target.endswith(".md") or not source.is_file() or not source.is_relative_to(root):
             continue
+        if target.startswith("docs/"):  # already in the site (the copy links it without docs/)
+            continue
         if files.get_file_from_path(target) is None:
             files.append(File.generated(config, target, abs_src_path=str(source)))
     return files

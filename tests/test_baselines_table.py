@@ -62,10 +62,14 @@ def test_seeds_are_trained_in_parallel_aggregated_and_published(
         spec = read_spec(seed_path("six_suspects_v0", k, folder))
         assert spec["training"]["seed"] == k and spec["training"]["evaluations"]
     shipped = read_spec(folder / "six_suspects_v0_distilled.json")
+    # the shipped policy holds together without the seeds' files: its own copy of the shipped seed's weights
     assert (
         shipped["training"]["shipped_seed"] == 1
-        and shipped["weights"]["file"] == "six_suspects_v0_distilled_seed1.safetensors"
+        and shipped["weights"]["file"] == "six_suspects_v0_distilled.safetensors"
     )
+    assert (folder / "six_suspects_v0_distilled.safetensors").read_bytes() == (
+        folder / "six_suspects_v0_distilled_seed1.safetensors"
+    ).read_bytes()
     results = json.loads((folder / "six_suspects_v0_results.json").read_text())
     assert [s["seed"] for s in results["seeds"]] == [0, 1] and results["scenario_set"] == "test"
     agg = results["seed_aggregate"]

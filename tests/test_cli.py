@@ -157,7 +157,7 @@ def test_games_must_be_at_least_one(capsys: pytest.CaptureFixture[str], command:
 def test_records_of_match_and_evaluate_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from parlour.envs import replay
 
-    policy = Path(__file__).resolve().parents[1] / "baselines" / "checkpoints" / "six_suspects_v0_distilled_seed0.json"
+    policy = Path(__file__).resolve().parents[1] / "docs" / "archive" / "seeds" / "six_suspects_v0_distilled_seed0.json"
     assert main(["match", "six_suspects_v0", "--bots", f"random,{policy}", "--games", "3", "--no-progress",
                  "--records", str(tmp_path / "m")]) == 0  # fmt: skip
     out = capsys.readouterr().out

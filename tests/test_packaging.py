@@ -71,15 +71,20 @@ def test_every_package_folder_is_in_the_wheel(wheel: Path) -> None:
 def test_the_wheel_ships_the_shipped_policies_and_their_weights_but_not_every_seed(wheel: Path) -> None:
     import json
 
+    from parlour.baselines.tracks import parse_results_name, parse_shipped_name
+
     checkpoints = ROOT / "baselines" / "checkpoints"
-    shipped = [p for p in checkpoints.glob("*.json") if re.fullmatch(r".+_v\d+_(rl|distilled)\.json", p.name)]
+    shipped = [p for p in checkpoints.glob("*.json") if parse_shipped_name(p.name) is not None]
     assert shipped, "no shipped policy in the repository"
     want = {p.name for p in shipped} | {json.loads(p.read_text())["weights"]["file"] for p in shipped}
-    want |= {p.name for p in checkpoints.glob("*_results.json")}
+    want |= {p.name for p in checkpoints.glob("*_results.json") if parse_results_name(p.name) is not None}
     got = {Path(n).name for n in zipfile.ZipFile(wheel).namelist() if "parlour/baselines/checkpoints/" in n}
     assert got == want
-    # every other seed's file stays in the repository (parlour baselines reads them from a clone)
-    assert any(p.name not in got for p in checkpoints.glob("*_seed*.safetensors"))
+    # the package's checkpoints hold nothing else, and every seed's file stays in the repository's archive, outside
+    # the import package (parlour baselines reads them from a clone)
+    assert {p.name for p in checkpoints.iterdir()} == want
+    assert list((ROOT / "docs" / "archive" / "seeds").glob("*_seed*.safetensors"))
+    assert not any("_seed" in n or "archive" in n for n in zipfile.ZipFile(wheel).namelist())
 
 
 def test_parlour_baselines_reads_and_writes_a_clones_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,7 +94,7 @@ def test_parlour_baselines_reads_and_writes_a_clones_folders(tmp_path: Path, mon
     assert published_folders(tmp_path) == (CHECKPOINTS, FIGURES)  # not a clone: the installed package's
     (tmp_path / "baselines" / "checkpoints").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
-    assert published_folders() == (Path("baselines/checkpoints").resolve(), Path("baselines/figures").resolve())
+    assert published_folders() == (Path("baselines/checkpoints").resolve(), Path("docs/archive/figures").resolve())
 
 
 def test_bare_folder_names_are_never_imported() -> None:

@@ -60,7 +60,7 @@ def rl_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_run: tuple[
 def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_play_and_the_shipped_policy(
     rl_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder, figures, runs = rl_project / "checkpoints", rl_project / "figures", rl_project / "baselines" / "runs"
+    folder, figures, runs = rl_project / "checkpoints", rl_project / "figures", rl_project / "docs" / "archive" / "runs"
     kwargs = {"progress": False, "jobs": 2, "root": rl_project, "folder": folder, "figures": figures}
     tracks.regenerate("rl", None, train_models=True, **kwargs)  # type: ignore[arg-type]
     assert "training 4 rl run(s) (2 at a time)" in capsys.readouterr().out
@@ -102,7 +102,9 @@ def test_the_rl_track_trains_every_family_and_seed_and_publishes_curves_cross_pl
 
     shipped = read_spec(folder / f"{ENV}_rl.json")
     assert shipped["training"]["shipped"] == {"family": "ppo", "seed": 1}
-    assert shipped["weights"]["file"] == f"{ENV}_rl_ppo_seed1.safetensors"
+    # the shipped policy's own copy of the shipped seed's weights
+    assert shipped["weights"]["file"] == f"{ENV}_rl.safetensors"
+    assert (folder / f"{ENV}_rl.safetensors").read_bytes() == (folder / f"{ENV}_rl_ppo_seed1.safetensors").read_bytes()
     assert shipped["training"]["config"]["track"] == "rl"
     assert (figures / f"{ENV}_rl_learning_curves.png").stat().st_size > 0
     text = (rl_project / "BASELINES.md").read_text()
@@ -205,7 +207,7 @@ def test_an_rl_spec_that_ships_what_it_does_not_train_is_refused(
 
 def test_the_exploitability_table_is_trained_stored_and_rendered(rl_project: Path) -> None:
     folder = rl_project / "checkpoints"
-    runs = rl_project / "baselines" / "runs" / "exploit"
+    runs = rl_project / "docs" / "archive" / "runs" / "exploit"
     tracks.regenerate("exploit", None, progress=False, train_models=False, root=rl_project, folder=folder)
     assert not runs.exists()  # nothing trained: the target is listed as such
     (pending,) = json.loads((folder / f"{ENV}_exploit_results.json").read_text())["targets"]
@@ -215,7 +217,7 @@ def test_the_exploitability_table_is_trained_stored_and_rendered(rl_project: Pat
     r = json.loads((folder / f"{ENV}_exploit_results.json").read_text())
     (target,) = r["targets"]
     assert target["policy"] == "random" and target["steps"] == 128 and target["chance"] == 0.25
-    run = rl_project / "baselines" / "runs" / "exploit" / "six_suspects" / "random" / "seed0"
+    run = rl_project / "docs" / "archive" / "runs" / "exploit" / "six_suspects" / "random" / "seed0"
     final = json.loads((run / "metrics.json").read_text())["final_eval"]
     assert target["best_response_win_rates"] == [final["ppo"]["win_rate"]]
     text = (rl_project / "BASELINES.md").read_text()
@@ -310,7 +312,7 @@ def test_the_exploitability_bound_is_the_best_response_we_have_chosen_and_report
         assert entry["gain"] == max(0.0, entry["difference"]) >= 0.0  # ...reported on fresh deals, floored at 0
         assert entry["gain"] == pytest.approx(max(0.0, entry["win_rate"] - b["own"]["win_rate"]))
     # the warm start imitated the target, and the runs kept a curve
-    run = rl_project / "baselines" / "runs" / "exploit" / "six_suspects" / "random" / "seed0"
+    run = rl_project / "docs" / "archive" / "runs" / "exploit" / "six_suspects" / "random" / "seed0"
     saved = load_config(run / "config.yaml")
     assert saved.pretrain.teacher == "random" and saved.pretrain.games == 2 and saved.track == "distilled"
     trained = json.loads((run / "metrics.json").read_text())["timesteps"]  # a rollout overshoots the budget
@@ -368,7 +370,7 @@ def test_curves_only_recomputes_the_stored_curves_from_the_runs_evaluations(tmp_
 
     env, game = "goes_to_eleven_v0", "goes_to_eleven"
     shutil.copytree(ROOT / "configs", tmp_path / "configs")
-    shutil.copytree(ROOT / "baselines" / "runs" / game, tmp_path / "runs" / game)
+    shutil.copytree(ROOT / "docs" / "archive" / "runs" / game, tmp_path / "runs" / game)
     folder = tmp_path / "checkpoints"
     folder.mkdir()
     stored = ROOT / "baselines" / "checkpoints" / f"{env}_rl_results.json"

@@ -39,8 +39,8 @@ def add_parser(sub: Subparsers) -> None:
     bl.add_argument(
         "--runs",
         default="",
-        help="folder of the rl track's, the sweep's or the exploitability table's run folders (default baselines/runs, "
-        "where the published runs' records are committed; baselines/runs/exploit for the exploitability table); "
+        help="folder of the rl track's, the sweep's or the exploitability table's run folders (default docs/archive/runs, "
+        "where the published runs' records are committed; docs/archive/runs/exploit for the exploitability table); "
         "finished runs there are kept, stopped ones resumed; an empty folder retrains from scratch",
     )
     bl.add_argument("--skip-training", action="store_true", help="evaluate the shipped checkpoints, do not train")
@@ -90,15 +90,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def published_folders(root: Path | None = None) -> tuple[Path, Path]:
-    """Where the published files are read and written: the checkpoints (shipped policies, every seed's file, results)
-    and the figures. In a clone of the repository (``baselines/checkpoints`` under ``root``, the working directory),
-    its folders, where the files are committed: the installed package holds only what it ships (the shipped policies
-    and the weights they name), not every seed. Elsewhere, the installed package's folders."""
-    from parlour.training.publish.schema import CHECKPOINTS, FIGURES
+    """Where the published files are read and written: the checkpoints (the shipped policies and the results; every
+    seed's file lives in the archive beside them: :func:`~parlour.training.publish.schema.seeds_folder`) and the
+    figures. In a clone of the repository (``baselines/checkpoints`` under ``root``, the working directory), its
+    folders, where the files are committed: the installed package holds only what it ships (the shipped policies, the
+    weights they name and the results), not every seed. Elsewhere, the installed package's folders."""
+    from parlour.training.publish.schema import ARCHIVE, CHECKPOINTS, FIGURES
 
-    clone = (root or Path.cwd()) / "baselines"
-    if (clone / "checkpoints").is_dir():
-        return clone / "checkpoints", clone / "figures"
+    root = root or Path.cwd()
+    if (root / "baselines" / "checkpoints").is_dir():
+        return root / "baselines" / "checkpoints", root / ARCHIVE / "figures"
     return CHECKPOINTS, FIGURES
 
 

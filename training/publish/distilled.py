@@ -34,10 +34,11 @@ from parlour.training.publish.results import (
     reference_bots,
     results_file,
     seed_stats,
+    ship_seed,
     standing_lines,
 )
 from parlour.training.publish.reuse import fresh_or_reused, is_current, train_or_reuse
-from parlour.training.publish.schema import CHECKPOINTS, FIGURES, BaselineSpec, seed_path, specs
+from parlour.training.publish.schema import CHECKPOINTS, FIGURES, BaselineSpec, seed_path, seeds_folder, specs
 from parlour.training.scenarios import benchmark_report, cell, cell_ci, header, scenario
 from parlour.training.stats import (
     CELL_METHOD,
@@ -94,7 +95,7 @@ def train_seeds(env_name: str, spec: BaselineSpec, root: Path, jobs: int, folder
 
 def clone_path(env_name: str, folder: Path = CHECKPOINTS) -> Path:
     """The shipped seed's clone: its network after behaviour cloning, before any PPO step (the clone row)."""
-    return folder / f"{env_name}_distilled_clone.json"
+    return seeds_folder(folder) / f"{env_name}_distilled_clone.json"
 
 
 def _clone_seed(job: tuple[str, str, int, str, str]) -> None:
@@ -128,12 +129,9 @@ def train_clone(env_name: str, spec: BaselineSpec, root: Path, folder: Path = CH
 
 
 def ship(env_name: str, spec: BaselineSpec, folder: Path = CHECKPOINTS) -> Path:
-    """``<env>_distilled.json``: the shipped seed's spec, naming that seed's weights file."""
+    """``<env>_distilled.json`` and its weights: the shipped seed's (:func:`~.results.ship_seed`)."""
     source = seed_path(env_name, spec.shipped_seed, folder)
-    target = folder / f"{env_name}_distilled.json"
-    data = read_spec(source)
-    data["training"]["shipped_seed"] = spec.shipped_seed
-    return atomic_write(target, json.dumps(data, indent=1, default=str) + "\n")
+    return ship_seed(source, folder / f"{env_name}_distilled.json", {"shipped_seed": spec.shipped_seed})
 
 
 def evaluate_game(

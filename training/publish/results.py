@@ -4,12 +4,14 @@ track's section formats its figures with."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from parlour.baselines.policy_file import read_spec
 from parlour.baselines.tracks import TRACKS, parse_results_name
 from parlour.envs.fileio import FileSafetyError, atomic_write, read_json
 from parlour.training.scenarios import games_per_deal
@@ -242,3 +244,15 @@ def reference_bots(names: list[str]) -> tuple[str, str] | None:
     heuristic = [p for p in names if p.endswith("_heuristic")]
     expert = [p for p in names if p.endswith("_expert")]
     return (heuristic[0], expert[0]) if len(heuristic) == 1 and len(expert) == 1 else None
+
+
+def ship_seed(source: Path, target: Path, shipped: dict[str, Any]) -> Path:
+    """Ship the seed whose policy file is ``source`` as ``target`` (``<env>_<track>.json`` in the package's
+    checkpoints): its spec with ``shipped`` added to its training record, and a copy of its weights beside it
+    (``<env>_<track>.safetensors``, named in the spec), so that what ships holds together without the archive."""
+    data = read_spec(source)
+    weights = target.with_suffix(".safetensors")
+    atomic_write(weights, (source.parent / data["weights"]["file"]).read_bytes())
+    data["weights"]["file"] = weights.name
+    data["training"].update(shipped)
+    return atomic_write(target, json.dumps(data, indent=1, default=str) + "\n")

@@ -4,10 +4,10 @@ The ``rl:`` block of ``configs/<game>/baselines.yaml`` names the algorithm famil
 config: no imitation, no feature set, a game-outcome reward), the training seeds, and which seed of which family
 ships as ``<game>_rl`` (fixed before training). For each game the command:
 
-1. trains every family × seed whose run folder (``--runs``, default ``baselines/runs``: ``<game>/<family>-seed<K>``)
+1. trains every family × seed whose run folder (``--runs``, default ``docs/archive/runs``: ``<game>/<family>-seed<K>``)
    has not finished its budget, resuming any that stopped; each run evaluates itself at ten points of its budget on a fixed
    subset of the scenario's deals (``evaluations.jsonl``: the learning curve);
-2. exports each finished seed as ``baselines/checkpoints/<env>_rl_<family>_seed<K>.json`` (+ ``.safetensors``) and
+2. exports each finished seed as ``docs/archive/seeds/<env>_rl_<family>_seed<K>.json`` (+ ``.safetensors``) and
    ships the named one as ``<env>_rl.json``;
 3. evaluates every seed and the scripted bots on the game's benchmark scenario (the full deal set), aggregates seeds
    per family (IQM and mean, stratified bootstrap), and plays every seed against every other seed (the cross-play
@@ -39,10 +39,11 @@ from parlour.training.publish.results import (
     read_results,
     results_file,
     seed_stats,
+    ship_seed,
     standing_lines,
 )
 from parlour.training.publish.reuse import Reuse, refuse_mismatch, reuse, run_metrics, train_or_reuse
-from parlour.training.publish.schema import FIGURES, BaselineSpec, RLSpec, SweepSpec, chosen
+from parlour.training.publish.schema import ARCHIVE, FIGURES, BaselineSpec, RLSpec, SweepSpec, chosen, seeds_folder
 from parlour.training.scenarios import benchmark_report, scenario
 from parlour.training.stats import CELL_METHOD, CLUSTER_METHOD, NORMALISED_METHOD, PAIRED_METHOD, SEED_T_METHOD
 
@@ -50,7 +51,7 @@ from parlour.training.stats import CELL_METHOD, CLUSTER_METHOD, NORMALISED_METHO
 #: are committed there (config, command, versions, learning curve, metrics); their checkpoints, logs and weights are
 #: not (the weights ship as the exported seed files), so a fresh clone re-evaluates them without retraining, and
 #: ``--runs`` with an empty folder retrains everything from scratch.
-RUNS = Path("baselines") / "runs"
+RUNS = ARCHIVE / "runs"
 
 
 def results_path(env_name: str, folder: Path = CHECKPOINT_DIR) -> Path:
@@ -58,7 +59,7 @@ def results_path(env_name: str, folder: Path = CHECKPOINT_DIR) -> Path:
 
 
 def seed_file(env_name: str, family: str, seed: int, folder: Path = CHECKPOINT_DIR) -> Path:
-    return folder / f"{env_name}_rl_{family}_seed{seed}.json"
+    return seeds_folder(folder) / f"{env_name}_rl_{family}_seed{seed}.json"
 
 
 def run_folder(runs: Path, env_name: str, family: str, seed: int) -> Path:
@@ -177,13 +178,13 @@ def _check_exported(run: Path, exported: Path) -> None:
 
 
 def ship(env_name: str, rl: RLSpec, folder: Path) -> Path | None:
-    """``<env>_rl.json``: the named family and seed's spec, naming that seed's weights file (once it is trained)."""
+    """``<env>_rl.json`` and its weights: the named family and seed's (:func:`~.results.ship_seed`), once it is
+    trained."""
     source = seed_file(env_name, rl.shipped_algorithm, rl.shipped_seed, folder)
     if not source.is_file():
         return None
-    data = read_spec(source)
-    data["training"]["shipped"] = {"family": rl.shipped_algorithm, "seed": rl.shipped_seed}
-    return atomic_write(folder / f"{env_name}_rl.json", json.dumps(data, indent=1, default=str) + "\n")
+    shipped = {"shipped": {"family": rl.shipped_algorithm, "seed": rl.shipped_seed}}
+    return ship_seed(source, folder / f"{env_name}_rl.json", shipped)
 
 
 def curves_report(

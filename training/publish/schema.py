@@ -1,6 +1,7 @@
 """The ``configs/<game>/baselines.yaml`` schema: the distilled track's seeds and scenario, and the parts of the rl
 track (families, sweep, ablation) and the exploitability bounds; read once per game by :func:`specs`. Also where the
-published files go (:data:`CHECKPOINTS`, :data:`FIGURES`)."""
+published files go: what ships in :data:`CHECKPOINTS` (the import package's folder), every seed's policy file, the run
+records and the figures in the repository's archive (:data:`ARCHIVE`), outside the import package."""
 
 from __future__ import annotations
 
@@ -10,8 +11,39 @@ from typing import Any
 
 from parlour.baselines import CHECKPOINT_DIR
 
+#: What ships in the wheel: the shipped policies (``<env>_<track>.json`` and the weights each names) and the published
+#: results (``<env>_<results>.json``), nothing else.
 CHECKPOINTS = CHECKPOINT_DIR
-FIGURES = CHECKPOINT_DIR.parent / "figures"
+#: The archive behind the published tables, relative to the repository's root: every seed's policy file
+#: (``seeds/``), the published runs' records (``runs/``) and the figures (``figures/``). A data folder under ``docs/``
+#: that no module imports and the wheel does not carry (``parlour baselines`` reads and writes it in a clone).
+ARCHIVE = Path("docs") / "archive"
+#: The figures of the published tables (in a clone of the repository).
+FIGURES = CHECKPOINT_DIR.parent.parent / ARCHIVE / "figures"
+
+
+def archive_beside(folder: Path) -> Path | None:
+    """The archive that goes with the published results in ``folder`` -- ``<repo>/docs/archive`` for
+    ``<repo>/baselines/checkpoints`` -- if there is one there; ``None`` for any other folder (a test's, a user's),
+    which then holds its own seeds' files."""
+    archive = folder.resolve().parent.parent / ARCHIVE
+    return archive if archive.is_dir() else None
+
+
+def seeds_folder(folder: Path) -> Path:
+    """Where the per-seed policy files that go with the results in ``folder`` live: the archive's ``seeds/`` beside
+    the package's checkpoints, else ``folder`` itself."""
+    archive = archive_beside(folder)
+    return archive / "seeds" if archive is not None else folder
+
+
+def figures_folder(folder: Path) -> Path:
+    """Where the figures that go with the results in ``folder`` go: the archive's ``figures/``, else ``figures``
+    beside ``folder``."""
+    archive = archive_beside(folder)
+    return archive / "figures" if archive is not None else folder.parent / "figures"
+
+
 #: Config keys that do not change the trained weights (when and how often a run evaluates or checkpoints itself,
 #: whether it may load pickles): a seed trained under other values of these is still current.
 NOT_TRAINING = {
@@ -180,4 +212,4 @@ def chosen(root: Path, games: list[str] | None, has: Any, what: str) -> list[tup
 
 
 def seed_path(env_name: str, seed: int, folder: Path = CHECKPOINTS) -> Path:
-    return folder / f"{env_name}_distilled_seed{seed}.json"
+    return seeds_folder(folder) / f"{env_name}_distilled_seed{seed}.json"
