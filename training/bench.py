@@ -167,8 +167,9 @@ def run_bench(games: list[str] | None, num_players: int | None, seconds: float) 
 
 def from_scratch(env: Any) -> Any:
     """``env`` with its incremental encoding switched off: each action is applied to the rules alone, and every
-    observation is written from the rules state by the game's from-scratch writer (``_reference_observation``, the
-    reference the fuzz holds the incremental encoding to). For measuring what the incremental path saves."""
+    observation is written from the rules state by the game's pure observer (``envs/<game>/observer.py``'s
+    ``observe``, the reference the fuzz holds the incremental encoding to). For measuring what the incremental path
+    saves."""
     cls = type(env.unwrapped)
 
     class FromScratch(cls):  # type: ignore[valid-type,misc]
@@ -176,6 +177,8 @@ def from_scratch(env: Any) -> Any:
             return self.game.play(action)  # the rules alone (the driver has checked the mask), no source to update
 
         def _incremental_observation(self, seat: int) -> np.ndarray:
+            # every game's _reference_observation is its observer's observe(game, seat, params): called through the
+            # env's hook, so that a from-scratch writer patched there is the one measured and compared
             return self._reference_observation(seat)
 
     FromScratch.__name__ = FromScratch.__qualname__ = f"{cls.__name__}FromScratch"

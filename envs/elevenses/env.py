@@ -1,4 +1,9 @@
-"""The Elevenses environment: encoding, decoding and drawing over the pure rules in ``rules.py``.
+"""The Elevenses environment: incremental encoding, decoding and drawing over the pure rules in ``rules.py``.
+
+The encoding itself -- the layouts and the one from-scratch writer -- is the game's pure observer
+(:mod:`parlour.envs.elevenses.observer`); this env keeps the observer's source vector up to date as actions are
+played (``_apply``, rewriting a group with the observer's writers when the rules say it changed), and its fuzz
+invariants hold that incremental source to the observer's at every step.
 
 See :mod:`parlour.envs.elevenses_v0` for the user-facing documentation.
 """
@@ -12,186 +17,58 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.elevenses import GAME, rules
-from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, rotated_entries, state_from_source
-
-MAXP = rules.MAX_PLAYERS
-POS = MAXP + 1  # plates / Guilt cards: five seats and Mrs Lansdowne
-K = rules.NUMBERS
-G = len(rules.GUESTS)
-#: Scales: plates ÷ 30 (every cube in the game), cubes moved ÷ 10 (at most 1), teaspoons ÷ 20, hand backs ÷ 4 (a
-#: hand holds 4 cards between a Ham Sandwiches / Cakes take and give), late cubes ÷ 3, hands seen ÷ 5.
-PLATE_SCALE, CUBE_SCALE, TEA_SCALE, HAND_SCALE, LATE_SCALE, SEEN_SCALE = (
-    1 / rules.BOX_CUBES,
-    0.1,
-    0.05,
-    1 / 4,
-    1 / 3,
-    0.2,
+from parlour.envs.elevenses.observer import (
+    CUBE_SCALE,
+    GROUP_SLICES,
+    HAND_SCALE,
+    LATE_SCALE,
+    MAXP,
+    OWNER,
+    PLATE,
+    PLATE_SCALE,
+    POS,
+    REL,
+    SEEN_SCALE,
+    TEA_SCALE,
+    G,
+    K,
+    Params,
+    card_entry,
+    observation_gather,
+    observation_layout,
+    observe,
+    plate_index,
+    source,
+    source_layout,
+    turn_entries,
+    write_back,
+    write_cubes,
+    write_group,
+    write_source,
 )
-REL = "relative seat"
-OWNER = "back (relative seat)"
-PLATE = "plate (relative seat; 5 = Mrs Lansdowne)"
+from parlour.envs.layout import Field, Layout, Source, state_from_source
 
-# Observation fields: (name, shape, meaning, axis names). The fields up to ``own_chosen`` are this seat's own.
-_FIELDS: tuple[tuple[str, tuple[int, ...], str, tuple[str, ...]], ...] = (
-    ("num_players", (4,), "one-hot: 2–5 players", ("players",)),
-    ("own_guest", (G,), "one-hot: this player's Guest card", ("guest",)),
-    (
-        "known_in_hand",
-        (MAXP, K, MAXP),
-        "cards this player knows to be in a hand (its own, or seen through Ham Sandwiches, Cakes, passing, a player "
-        "left holding only the 11): card by back and number, the hand's seat",
-        (OWNER, "number", REL),
-    ),
-    (
-        "known_face_down",
-        (MAXP, rules.SLOTS, K),
-        "face-down cards this player knows (it put them there, or tracked them there): one-hot number by seat and "
-        "slot (positions 2–9)",
-        (REL, "slot", "number"),
-    ),
-    (
-        "guilt_known",
-        (POS, 2),
-        "Guilt cards this player knows, where they lie now (after swaps): Not Guilty, Murderer",
-        (PLATE, "value"),
-    ),
-    (
-        "own_chosen",
-        (MAXP, K),
-        "the card this player has chosen to re-arrange or to pass, not yet moved",
-        (OWNER, "number"),
-    ),
-    (
-        "down_backs",
-        (MAXP, rules.SLOTS, MAXP),
-        "public: the back of each face-down card, by seat and slot",
-        (REL, "slot", OWNER),
-    ),
-    ("hand_backs", (MAXP, MAXP), "public: cards of each back in each hand ÷ 4", (REL, OWNER)),
-    (
-        "face_up",
-        (MAXP, K - 1, MAXP),
-        "public: face-up cards by seat and number (1–10), one-hot back",
-        (REL, "number", OWNER),
-    ),
-    ("revealed_guests", (MAXP, G), "public: revealed Guest cards, one-hot by seat", (REL, "guest")),
-    ("tea", (MAXP,), "public: teaspoons of each spread (revealed guest included) ÷ 20", (REL,)),
-    ("plates", (POS,), "public: cubes on each plate ÷ 30", (PLATE,)),
-    (
-        "put",
-        (MAXP, POS),
-        "public history: cubes each player has put on each guest's plate (added, moved there, plate swaps) ÷ 10, "
-        "at most 1",
-        (REL, PLATE),
-    ),
-    (
-        "took",
-        (MAXP, POS),
-        "public history: cubes each player has taken off each guest's plate (moved away, plate swaps) ÷ 10, at most 1",
-        (REL, PLATE),
-    ),
-    (
-        "claims",
-        (MAXP, POS, 3),
-        "public history: per looker and Guilt card (followed through swaps): looked and kept silent, said "
-        "Murderer, said Not Guilty",
-        (REL, PLATE, "claim"),
-    ),
-    (
-        "swapped",
-        (MAXP, POS, 2),
-        "public history: per player and Guilt card (followed through swaps): swapped by that player with Cucumber "
-        "Sandwiches; moved off that player's own place",
-        (REL, PLATE, "swap"),
-    ),
-    (
-        "hands_seen",
-        (MAXP, MAXP),
-        "public history: how often each player has seen each player's hand (Ham Sandwiches, Cakes) ÷ 5, at most 1",
-        (REL, REL),
-    ),
-    ("late_cubes", (MAXP,), "public: late-suspicion cubes each player still has to place ÷ 3", (REL,)),
-    ("bowl", (1,), "public: cubes left in the Sugar Bowl ÷ 30", ()),
-    ("phase", (rules.NUM_PHASES,), "public: one-hot decision under way", ("phase",)),
-    ("effect", (K,), "public: one-hot number whose special action is under way", ("number",)),
-    ("to_act", (MAXP,), "public: one-hot seat to decide", (REL,)),
-    ("turn_seat", (MAXP,), "public: one-hot seat whose turn it is", (REL,)),
-    ("elevenses_player", (MAXP,), "public: one-hot seat that played the 11", (REL,)),
-    ("passers", (MAXP,), "public: seats passing a card this round", (REL,)),
-    ("passed", (MAXP,), "public: seats that have chosen the card they pass", (REL,)),
-    ("target", (MAXP,), "public: the other player of Ham Sandwiches / Cakes", (REL,)),
-    ("first", (POS,), "public: the first plate or Guilt card chosen, or the plate a cube moves from", (PLATE,)),
-    ("looked", (POS,), "public: the Guilt card just looked at", (PLATE,)),
-    ("progress", (4,), "public: re-arrangements made ÷ 2, cubes to add ÷ 2, moves left ÷ 2, turns ÷ max_turns", ()),
-)
-_PRIVATE = ("own_guest", "known_in_hand", "known_face_down", "guilt_known", "own_chosen")
-# Seat axes of each field (observation axes; ``seats`` entries each, Mrs Lansdowne's index stays).
-_SEAT_AXES: dict[str, tuple[int, ...]] = {
-    "known_in_hand": (0, 2),
-    "known_face_down": (0,),
-    "guilt_known": (0,),
-    "own_chosen": (0,),
-    "down_backs": (0, 2),
-    "hand_backs": (0, 1),
-    "face_up": (0, 2),
-    "revealed_guests": (0,),
-    "tea": (0,),
-    "plates": (0,),
-    "put": (0, 1),
-    "took": (0, 1),
-    "claims": (0, 1),
-    "swapped": (0, 1),
-    "hands_seen": (0, 1),
-    "late_cubes": (0,),
-    "to_act": (0,),
-    "turn_seat": (0,),
-    "elevenses_player": (0,),
-    "passers": (0,),
-    "passed": (0,),
-    "target": (0,),
-    "first": (0,),
-    "looked": (0,),
-}
-# Source groups, each contiguous and rewritten as a whole when the rules say it changed.
-_GROUPS = {
-    "guests": ("own_guest", "revealed_guests", "tea"),
-    "guilt": ("guilt_known", "claims", "swapped", "hands_seen"),
-    "plates": ("plates", "put", "took", "late_cubes", "bowl"),
-    "turn": (
-        "phase",
-        "effect",
-        "to_act",
-        "turn_seat",
-        "elevenses_player",
-        "passers",
-        "passed",
-        "target",
-        "first",
-        "looked",
-        "own_chosen",
-        "progress",
-    ),
-}
-
-
-@cache
-def observation_layout() -> Layout:
-    return Layout(tuple(Field(name, shape, meaning, axes) for name, shape, meaning, axes in _FIELDS))
-
-
-@cache
-def source_layout() -> Layout:
-    """Cards first (written card by card), then the groups; private fields once per seat, seats absolute."""
-    obs = observation_layout()
-    order = ["known_in_hand", "known_face_down", "down_backs", "hand_backs", "face_up"]
-    for names in _GROUPS.values():
-        order += names
-    fields = [Field("zero", (1,), "constant 0"), Field("one", (1,), "constant 1")]
-    for name in order:
-        f = obs.field(name)
-        fields.append(Field(name, (MAXP, *f.shape) if name in _PRIVATE else f.shape, ""))
-    return Layout(tuple(fields))
+# The encoding's names stay importable from here (the JAX core, the bots and the tests read them from this module).
+__all__ = [
+    "CUBE_SCALE",
+    "HAND_SCALE",
+    "LATE_SCALE",
+    "MAXP",
+    "OWNER",
+    "PLATE",
+    "PLATE_SCALE",
+    "POS",
+    "REL",
+    "SEEN_SCALE",
+    "TEA_SCALE",
+    "ElevensesEnv",
+    "G",
+    "K",
+    "observation_gather",
+    "observation_layout",
+    "source_layout",
+    "state_layout",
+]
 
 
 @cache
@@ -207,22 +84,6 @@ def state_layout() -> Layout:
             Field("face_down", (MAXP, rules.SLOTS, K), "every face-down card: one-hot number by seat and slot"),
         )
     )
-
-
-def observation_gather(observer: int, n: int) -> np.ndarray:
-    """For each observation entry of ``observer`` at a table of ``n``, the source entry it is read from (the JAX core
-    gathers the same)."""
-    src, obs = source_layout(), observation_layout()
-    special = {"num_players": one_hot_entries(src, 4, n - rules.MIN_PLAYERS)}
-    for name, axes in _SEAT_AXES.items():
-        block = observer if name in _PRIVATE else None
-        special[name] = rotated_entries(src, name, observer, n, axes, MAXP, block)
-    return gather_index(obs, src, observer, n, private={"own_guest": "own_guest"}, special=special)
-
-
-def _plate(g: rules.ElevensesState, pos: int) -> int:
-    """Source index of a rules position (Mrs Lansdowne is ``n`` in the rules, ``MAXP`` in the encoding)."""
-    return MAXP if pos == g.n else pos
 
 
 class ElevensesEnv(GameEnv[rules.ElevensesState]):
@@ -244,11 +105,8 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
 
     def _setup(self) -> None:
         n = self.num_players
+        self._observer = Params.from_options(self.rules_options)
         self._use_source(source_layout(), [observation_gather(o, n) for o in range(n)])
-        lay, at = self.src.layout, self.src.at
-        self._turn_base = tuple(at[name] for name in _GROUPS["turn"])
-        # Each group's fields lie one after another in the source (``source_layout`` lays them out so).
-        self._group_slice = {name: slice(lay[names[0]].start, lay[names[-1]].stop) for name, names in _GROUPS.items()}
 
     # ------------------------------------------------------------------------------------------ rules
     def _deal(self, rng: np.random.Generator) -> rules.ElevensesState:
@@ -258,119 +116,21 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
         return rules.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
-    def _entry(self, seat: int, card: int, where: int) -> int:
-        """The source entry saying that ``seat`` knows ``card`` is at ``where`` (-1: none, the card is face up)."""
-        if where < rules.DOWN:
-            return self.src.at["known_in_hand"] + ((seat * MAXP + card // K) * K + card % K) * MAXP + where
-        if where < rules.UP:
-            return self.src.at["known_face_down"] + (seat * MAXP * rules.SLOTS + where - rules.DOWN) * K + card % K
-        return -1
-
-    def _back(self, card: int, where: int, on: float) -> None:
-        """Write (``on`` = 1) or clear the public sight of ``card``'s back at ``where``."""
-        i, m, o = self.src.at, self.src.m, card // K
-        if where < rules.DOWN:  # a count: written from the hand as it is now (exact, whatever the order of moves)
-            m[i["hand_backs"] + where * MAXP + o] = sum(d // K == o for d in self.game.hands[where]) * HAND_SCALE
-        elif where < rules.UP:
-            m[i["down_backs"] + (where - rules.DOWN) * MAXP + o] = on
-        elif where < rules.CENTRE:
-            m[i["face_up"] + ((where - rules.UP) * (K - 1) + card % K) * MAXP + o] = on
-
-    def _write_group(self, name: str) -> None:
-        g, i, m = self.game, self.src.at, self.src.m
-        self.src.vector[self._group_slice[name]] = 0
-        n = g.n
-        if name == "guests":
-            for s in range(n):
-                m[i["own_guest"] + s * G + g.guests[s]] = 1.0
-                if g.revealed[s]:
-                    m[i["revealed_guests"] + s * G + g.guests[s]] = 1.0
-                m[i["tea"] + s] = g.tea(s) * TEA_SCALE
-        elif name == "guilt":
-            for pos in range(g.positions):
-                p = _plate(g, pos)
-                for s in range(n):
-                    if g.guilt_known[s][pos]:
-                        m[i["guilt_known"] + (s * POS + p) * 2 + g.guilt[pos]] = 1.0
-                    if g.claims[s][pos]:
-                        m[i["claims"] + (s * POS + p) * 3 + g.claims[s][pos] - 1] = 1.0
-                    if g.moved[s][pos]:
-                        m[i["swapped"] + (s * POS + p) * 2 + g.moved[s][pos] - 1] = 1.0
-            for s in range(n):
-                for t in range(n):
-                    m[i["hands_seen"] + s * MAXP + t] = min(1.0, g.viewed[s][t] * SEEN_SCALE)
-        elif name == "plates":
-            for s in range(n):
-                self._write_cubes(s)
-        else:
-            for e, x in self._turn_entries():
-                m[e] = x
-
-    def _write_cubes(self, actor: int) -> None:
-        """Rewrite the plates, the Sugar Bowl, the late cubes and ``actor``'s tallies (what moving cubes changes)."""
-        g, i, m = self.game, self.src.at, self.src.m
-        put, took, row = g.put[actor], g.took[actor], actor * POS
-        for pos in range(g.positions):
-            p = _plate(g, pos)
-            m[i["plates"] + p] = g.plates[pos] * PLATE_SCALE
-            m[i["put"] + row + p] = min(1.0, put[pos] * CUBE_SCALE)
-            m[i["took"] + row + p] = min(1.0, took[pos] * CUBE_SCALE)
-        late = i["late_cubes"]
-        for s in range(g.n):
-            m[late + s] = g.late.count(s) * LATE_SCALE
-        m[i["bowl"]] = g.bowl * PLATE_SCALE
-
-    def _turn_entries(self) -> list[tuple[int, float]]:
-        """The non-zero source entries of the turn group: the decision under way."""
-        g = self.game
-        (phase, effect, to_act, turn_seat, elevenses, passers, passed, target, first, looked, chosen, progress) = (
-            self._turn_base
-        )
-        out = [(phase + g.phase, 1.0), (progress + 3, g.turns / g.options.max_turns)]
-        if g.phase != rules.OVER:
-            out.append((to_act + g.current, 1.0))
-            out.append((turn_seat + g.turn_seat, 1.0))
-        if g.effect:
-            out.append((effect + g.effect - 1, 1.0))
-            for s in g.passers:
-                out.append((passers + s, 1.0))
-                if g.pass_choice[s] >= 0:
-                    out.append((passed + s, 1.0))
-                    out.append((chosen + s * MAXP * K + g.pass_choice[s], 1.0))
-            if g.target >= 0:
-                out.append((target + g.target, 1.0))
-            if g.looked >= 0:
-                out.append((looked + _plate(g, g.looked), 1.0))
-            if g.phase == rules.ADD:
-                out.append((progress + 1, g.cubes_left / 2))
-            elif g.phase == rules.MOVE_FROM or g.phase == rules.MOVE_TO:
-                out.append((progress + 2, g.moves_left / 2))
-        if g.elevenses >= 0:
-            out.append((elevenses + g.elevenses, 1.0))
-        if g.rearrange_card >= 0:
-            out.append((chosen + g.current * MAXP * K + g.rearrange_card, 1.0))
-        if g.first >= 0:
-            out.append((first + _plate(g, g.first), 1.0))
-        if g.rearranged:
-            out.append((progress, g.rearranged / 2))
-        return out
+    def _reference_observation(self, seat: int) -> np.ndarray:
+        return observe(self.game, seat, self._observer)  # the game's one from-scratch writer
 
     def _write_source(self, src: Source) -> None:
-        """The source from scratch (the reference the incremental updates are checked against): the writers work on
-        ``self.src``, so it points to ``src`` meanwhile."""
-        live, self.src = self.src, src
-        try:
-            g = self.game
-            for c in range(g.n * K):
-                where = g.location[c]
-                self._back(c, where, 1.0)
-                for s in range(g.n):
-                    if g.knowers[c] >> s & 1 and (e := self._entry(s, c, where)) >= 0:
-                        src.m[e] = 1.0
-            for name in _GROUPS:
-                self._write_group(name)
-        finally:
-            self.src = live
+        # the observer's writer; the incremental path's bookkeeping (the turn group's entries) is _on_new_state's
+        write_source(self.game, self._observer, src.vector)
+
+    def _write_group(self, name: str) -> None:
+        """Rewrite one group of the source as it is now (the rules said it changed)."""
+        self.src.vector[GROUP_SLICES[name]] = 0
+        write_group(self.game, self.src.m, name)
+
+    def _turn_entries(self) -> list[tuple[int, float]]:
+        """The non-zero source entries of the decision under way (the observer's)."""
+        return turn_entries(self.game)
 
     def _on_new_state(self) -> None:
         super()._on_new_state()
@@ -403,7 +163,7 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
             elif kind == "tea":  # a card played face up: that spread's teaspoons
                 m[self.src.at["tea"] + event[1]] = g.tea(event[1]) * TEA_SCALE
             elif kind == "cubes":  # one player moved cubes: only its own tallies change
-                self._write_cubes(event[1])
+                write_cubes(g, m, event[1])
             else:
                 groups.add(kind)
         self._move_cards(cards)
@@ -412,10 +172,10 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
 
     def _move_cards(self, cards: list[tuple[Any, ...]]) -> None:
         """Cards move at once (a re-arrangement swaps two): every old sight is cleared before any new one is set."""
-        m, entry = self.src.m, self._entry
+        g, m, entry = self.game, self.src.m, card_entry
         for _, c, old, new, bits, _after in cards:
             if old != new:
-                self._back(c, old, 0.0)
+                write_back(g, m, c, old, 0.0)
             if old < rules.UP:
                 while bits:  # each seat that knew the card where it was
                     low = bits & -bits
@@ -423,7 +183,7 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
                     bits ^= low
         for _, c, old, new, _before, bits in cards:
             if old != new:
-                self._back(c, new, 1.0)
+                write_back(g, m, c, new, 1.0)
             if new < rules.UP:
                 while bits:
                     low = bits & -bits
@@ -442,7 +202,7 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
                 if c >= 0:
                     down[s, k, c % K] = 1
         for pos in range(g.positions):
-            v[lay["guilt"].start + _plate(g, pos)] = g.guilt[pos]
+            v[lay["guilt"].start + plate_index(g, pos)] = g.guilt[pos]
         return v
 
     # ------------------------------------------------------------------------------------------ views
@@ -584,7 +344,5 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
         assert min(g.plates) >= 0 and g.bowl >= 0
         assert len(g.guilt) == g.positions and sum(g.guilt) == rules.murderers(n), "every Guilt card is accounted for"
         assert sorted(g.guests) == sorted(set(g.guests))
-        fresh = Source(self.src.layout)
-        fresh.reset()
-        self._write_source(fresh)
-        assert np.array_equal(self.src.vector, fresh.vector), "incremental encoding drifted"
+        # the whole source (every seat's private fields too), not only the observations: it is what the state derives from
+        assert np.array_equal(self.src.vector, source(g, self._observer)), "incremental encoding drifted"

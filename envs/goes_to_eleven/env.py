@@ -1,4 +1,9 @@
-"""The This Game Goes to Eleven environment: encoding, decoding and drawing over the pure rules in ``rules.py``.
+"""The This Game Goes to Eleven environment: incremental encoding, decoding and drawing over the pure rules in
+``rules.py``.
+
+The encoding itself -- the layouts and the one from-scratch writer -- is the game's pure observer
+(:mod:`parlour.envs.goes_to_eleven.observer`); this env keeps the observer's source vector up to date as actions are
+played (``_apply``), and its fuzz invariants hold that incremental path to the observer at every step.
 
 See :mod:`parlour.envs.goes_to_eleven_v0` for the user-facing documentation.
 """
@@ -12,10 +17,33 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.goes_to_eleven import GAME, rules
-from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, state_from_source
+from parlour.envs.goes_to_eleven.observer import (
+    MAXP,
+    THIRD,
+    VALUES,
+    K,
+    Params,
+    observation_gather,
+    observation_layout,
+    observe,
+    source_layout,
+    write_source,
+)
+from parlour.envs.layout import Field, Layout, Source, state_from_source
 
-K = rules.NUM_KINDS
-MAXP = rules.MAX_PLAYERS
+# The encoding's names stay importable from here (the JAX core, the bots and the tests read them from this module).
+__all__ = [
+    "MARKERS",
+    "MAXP",
+    "VALUES",
+    "GoesToElevenEnv",
+    "K",
+    "observation_gather",
+    "observation_layout",
+    "source_layout",
+    "state_layout",
+]
+
 #: The source's one-hot public fields that move with the decision under way: their markers are keyed 0–5.
 MARKERS = ("phase", "to_act", "eleven_player", "pending", "pick_holder", "new_pile")
 #: Their keys in the source vector (:class:`~parlour.envs.layout.Source`), in :data:`MARKERS` order: small ints, the
@@ -24,68 +52,6 @@ MARK_PHASE, MARK_TO_ACT, MARK_ELEVEN_PLAYER, MARK_PENDING, MARK_PICK_HOLDER, MAR
 #: The piles' marker keys: slot ``j``'s value marker is ``MARK_PILE_VALUE + j``, its top card's ``MARK_PILE_TOP + j``
 #: (apart from the keys above and from each other for every pile count).
 MARK_PILE_VALUE, MARK_PILE_TOP = 100, 1000
-VALUES = rules.TARGET + 1  # pile values 0–11 (11 only while a pile waits for an answer or a receiver)
-
-
-@cache
-def observation_layout(max_piles: int = rules.DEFAULT_MAX_PILES) -> Layout:
-    mp = max_piles
-    return Layout(
-        (
-            Field("num_players", (MAXP - 1,), "one-hot: 2–6 players", ("players",)),
-            Field("phase", (4,), "one-hot: play, give (a pile made 11), answer (an Eleven), over", ("phase",)),
-            Field("hand", (K,), "own cards of each kind ÷ 3 (kinds 1–9, Eleven, Quiet!)", ("kind",)),
-            Field("pile_present", (mp,), "public: 1 where a pile lies in the slot", ("slot",)),
-            Field("pile_value", (mp, VALUES), "public: one-hot value of each pile (0–11)", ("slot", "value")),
-            Field("pile_top", (mp, K), "public: one-hot kind of each pile's top card", ("slot", "kind")),
-            Field("pile_size", (mp,), "public: cards in each pile ÷ cards in the deck", ("slot",)),
-            Field(
-                "pending",
-                (mp,),
-                "public: one-hot slot of the pile at 11 waiting for an answer or a receiver",
-                ("slot",),
-            ),
-            Field(
-                "new_pile", (1,), "public: a pile has just left the table (or none is on it): a new pile may be started"
-            ),
-            Field(
-                "collected",
-                (MAXP,),
-                "public: cards each seat has collected ÷ cards in the deck; seats relative to the observer "
-                "(0 = self, 1 = left neighbour, …)",
-                ("relative seat",),
-            ),
-            Field("hand_size", (MAXP,), "public: cards in each seat's hand ÷ 3", ("relative seat",)),
-            Field("draw_size", (1,), "public: cards left in the draw pile ÷ cards in the deck"),
-            Field(
-                "played",
-                (K,),
-                "public: cards of each kind turned face up so far (set-up, plays, answers) ÷ that kind's count in "
-                "the deck",
-                ("kind",),
-            ),
-            Field("to_act", (MAXP,), "public: one-hot relative seat whose decision it is", ("relative seat",)),
-            Field(
-                "eleven_player",
-                (MAXP,),
-                "public: one-hot relative seat that played the Eleven being answered",
-                ("relative seat",),
-            ),
-            Field(
-                "pick_holder",
-                (MAXP,),
-                "public: one-hot relative seat holding the guitar pick (Pick On Me; zero otherwise)",
-                ("relative seat",),
-            ),
-            Field("pick_on_me", (1,), "1 when the Pick On Me variant is played"),
-            Field(
-                "deck",
-                (K,),
-                f"cards of each kind in the deck ÷ {rules.MAX_KIND_COUNT} (constant; lets a reader recover the counts)",
-                ("kind",),
-            ),
-        )
-    )
 
 
 @cache
@@ -117,34 +83,6 @@ def state_layout(max_piles: int = rules.DEFAULT_MAX_PILES) -> Layout:
     )
 
 
-@cache
-def source_layout(max_piles: int) -> Layout:
-    """The internal vector observations are gathered from: public fields once (absolute seats), hands per seat."""
-    names = {f.name: f for f in observation_layout(max_piles).fields if f.name not in ("num_players", "hand")}
-    return Layout(
-        (
-            Field("zero", (1,), "constant 0"),
-            Field("one", (1,), "constant 1"),
-            *names.values(),
-            Field("hands", (MAXP, K), "every seat's hand"),
-        )
-    )
-
-
-def observation_gather(max_piles: int, observer: int, n: int) -> np.ndarray:
-    """For each observation entry of ``observer``, the source entry it is read from."""
-    src = source_layout(max_piles)
-    return gather_index(
-        observation_layout(max_piles),
-        src,
-        observer,
-        n,
-        relative=("collected", "hand_size", "to_act", "eleven_player", "pick_holder"),
-        private={"hand": "hands"},
-        special={"num_players": one_hot_entries(src, MAXP - 1, n - 2)},
-    )
-
-
 class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
     """PettingZoo AEC environment for This Game Goes to Eleven (see ``parlour.envs.goes_to_eleven_v0``)."""
 
@@ -170,12 +108,11 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
         self.state_layout = state_layout(mp)  # type: ignore[misc]
 
     def _setup(self) -> None:
-        opts, mp = self.rules_options, self.max_piles
+        mp = self.max_piles
         n = self.num_players
-        deck = opts.deck
-        self._deck_scale = 1.0 / sum(deck)
-        self._kind_scale = [1.0 / c if c else 0.0 for c in deck]
-        self._third = 1.0 / rules.HAND_SIZE
+        self._observer = Params.from_options(self.rules_options)
+        # the scales the incremental path writes with are the observer's
+        self._deck_scale, self._kind_scale, self._third = self._observer.deck_scale, self._observer.kind_scale, THIRD
         self._give_base = rules.give_base(mp)
         self._quiet = rules.quiet_action(mp)
         self._use_source(source_layout(mp), [observation_gather(mp, o, n) for o in range(n)])
@@ -198,42 +135,8 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
         return rules.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
-    def _pile_fields(self, lay: Layout, v: np.ndarray, g: rules.GoesToElevenState) -> None:
-        for j, top in enumerate(g.pile_top):
-            if top >= 0:
-                lay.view(v, "pile_present")[j] = 1
-                lay.view(v, "pile_value")[j, g.pile_value[j]] = 1
-                lay.view(v, "pile_top")[j, top] = 1
-                lay.view(v, "pile_size")[j] = g.pile_size[j] * self._deck_scale
-        if g.pending >= 0:
-            lay.view(v, "pending")[g.pending] = 1
-        lay.view(v, "new_pile")[0] = float(g.new_pile or not g.occupied)
-        lay.view(v, "played")[:] = np.array(g.played) * self._kind_scale
-        lay.view(v, "pick_on_me")[0] = float(self.rules_options.pick_on_me)
-        lay.view(v, "deck")[:] = np.array(self.rules_options.deck) / rules.MAX_KIND_COUNT
-        lay.view(v, "draw_size")[0] = len(g.draw) * self._deck_scale
-        lay.view(v, "phase")[g.phase] = 1
-
-    def _seat_fields(self, lay: Layout, v: np.ndarray, g: rules.GoesToElevenState, order: list[int]) -> None:
-        """The per-seat public fields, row ``k`` showing seat ``order[k]`` (relative or absolute seats)."""
-        n = len(order)
-        lay.view(v, "collected")[:n] = np.array(g.collected)[order] * self._deck_scale
-        lay.view(v, "hand_size")[:n] = np.array(g.hand_size)[order] * self._third
-        row = {s: k for k, s in enumerate(order)}
-        for name, who in (("to_act", g.current_player), ("eleven_player", g.eleven_player), ("pick_holder", g.pick)):
-            if who >= 0:
-                lay.view(v, name)[row[who]] = 1
-
     def _reference_observation(self, seat: int) -> np.ndarray:
-        g = self.game
-        n = g.n
-        lay = self.observation_layout
-        v = np.zeros(lay.size, np.float32)
-        v[lay["num_players"].start + n - 2] = 1
-        self._pile_fields(lay, v, g)
-        lay.view(v, "hand")[:] = np.array(g.hands[seat]) * self._third
-        self._seat_fields(lay, v, g, [(seat + k) % n for k in range(n)])  # relative seat k -> absolute seat
-        return v
+        return observe(self.game, seat, self._observer)  # the game's one from-scratch writer
 
     def _encode_state(self) -> np.ndarray:
         g = self.game
@@ -246,11 +149,9 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
         return v
 
     def _write_source(self, src: Source) -> None:
-        g, lay, v = self.game, src.layout, src.vector
-        self._pile_fields(lay, v, g)
-        lay.view(v, "hands")[: g.n] = np.array(g.hands) * self._third
-        self._seat_fields(lay, v, g, list(range(g.n)))
-        at = src.at
+        """The source from scratch (the observer's), and where its one-hot markers stand (the incremental path's)."""
+        g, at = self.game, src.at
+        write_source(g, self._observer, src.vector)
         for j, top in enumerate(g.pile_top):  # the piles' markers: where their one-hots stand
             if top >= 0:
                 src.marks[MARK_PILE_VALUE + j] = at["pile_value"] + j * VALUES + g.pile_value[j]

@@ -1,4 +1,8 @@
-"""The Lady Alice environment: encoding, decoding and drawing over the pure rules in ``rules.py``.
+"""The Lady Alice environment: incremental encoding, decoding and drawing over the pure rules in ``rules.py``.
+
+The encoding itself -- the layouts and the one from-scratch writer -- is the game's pure observer
+(:mod:`parlour.envs.lady_alice.observer`); this env keeps the observer's source vector up to date as actions are
+played (``_apply``), and its fuzz invariants hold that incremental path to the observer at every step.
 
 See :mod:`parlour.envs.lady_alice_v2` for the user-facing documentation.
 """
@@ -13,122 +17,50 @@ import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
 from parlour.envs.lady_alice import GAME, rules
-from parlour.envs.layout import (
-    Field,
-    Layout,
-    Source,
-    gather_index,
-    one_hot_entries,
-    relative_columns,
-    state_from_source,
+from parlour.envs.lady_alice.observer import (
+    ACCUSATION_ROW,
+    COUNT_SCALE,
+    FIRST_PUBLIC,
+    MAXP,
+    SMILES,
+    SUSPICION_ROW,
+    C,
+    Params,
+    V,
+    observation_gather,
+    observation_layout,
+    observe,
+    source_layout,
+    write_source,
 )
+from parlour.envs.layout import Field, Layout, Source, state_from_source
 
-C = rules.NUM_CLUES
+# The encoding's names stay importable from here (the JAX core, the bots and the tests read them from this module).
+__all__ = [
+    "ACCUSATION_ROW",
+    "COUNT_SCALE",
+    "FIRST_PUBLIC",
+    "MARKERS",
+    "MAXP",
+    "SMILES",
+    "SUSPICION_ROW",
+    "C",
+    "LadyAliceEnv",
+    "LadyAliceV0Env",
+    "LadyAliceV1Env",
+    "OptionsV0",
+    "V",
+    "observation_gather",
+    "observation_layout",
+    "source_layout",
+    "state_layout",
+]
+
 #: The source's one-hot public fields that move with the decision under way: their markers are keyed 0–4.
 MARKERS = ("phase", "to_act", "holder", "place_clue", "accusation_missing")
 #: Their keys in the source vector (:class:`~parlour.envs.layout.Source`), in :data:`MARKERS` order: small ints, the
 #: cheapest dict keys on this hot path.
 MARK_PHASE, MARK_TO_ACT, MARK_HOLDER, MARK_PLACE_CLUE, MARK_MISSING = range(len(MARKERS))
-MAXP = rules.MAX_PLAYERS
-V = len(rules.COUNTER_VALUES)
-SMILES = MAXP + 1  # a verdict shows 0–5 smiles
-SUSPICION_ROW = C + SMILES
-ACCUSATION_ROW = rules.NUM_CATEGORIES + C + SMILES
-#: Counters of one owner on one space, and of one value, are scaled by this (a space holds at most 5).
-COUNT_SCALE = 1.0 / MAXP
-
-
-@cache
-def observation_layout(max_rounds: int = rules.DEFAULT_MAX_ROUNDS) -> Layout:
-    rel = "relative seat"
-    # The fields that depend on the observer come first; the rest is one block, copied as it is from the source.
-    return Layout(
-        (
-            Field("num_players", (3,), "one-hot: 3–5 players", ("players",)),
-            Field("own_evidence", (C,), "one-hot: this player's evidence card", ("clue",)),
-            Field("counters_left", (V,), "own counters not yet placed, of each value 0/1/2 ÷ 3", ("value",)),
-            Field("own_counters", (C, V), "own counters on each clue, by value ÷ 3", ("clue", "value")),
-            Field(
-                "face_down",
-                (MAXP, C),
-                "public: face-down counters on each clue by owner ÷ 5; seats relative to the observer "
-                "(0 = self, 1 = left neighbour, …)",
-                (rel, "clue"),
-            ),
-            Field(
-                "revealed",
-                (MAXP, C, V),
-                "public: face-up counters by owner, clue and value ÷ 5",
-                (rel, "clue", "value"),
-            ),
-            Field("excluded", (MAXP,), "public: players excluded by a false accusation", (rel,)),
-            Field("holder", (MAXP,), "public: one-hot seat holding the notebook this round", (rel,)),
-            Field("to_act", (MAXP,), "public: one-hot seat whose decision it is", (rel,)),
-            Field("passed", (MAXP,), "public: seats that have passed since the last counter was placed", (rel,)),
-            Field(
-                "suspicion_seats",
-                (max_rounds, MAXP),
-                "public history: one-hot seat that made each suspicion, in order; empty with no_notes",
-                ("round", rel),
-            ),
-            Field(
-                "accusation_seats",
-                (MAXP, MAXP),
-                "public history: one-hot seat that made each accusation, in order; empty with no_notes",
-                ("accusation", rel),
-            ),
-            Field("phase", (5,), "one-hot: suspicion, deductions, counter value, accusation, over", ("phase",)),
-            Field("covered", (C,), "public: clues covered by business cards (shown red herrings)", ("clue",)),
-            Field(
-                "partial", (C,), "public: the clues chosen so far of the suspicion or accusation being made", ("clue",)
-            ),
-            Field(
-                "accusation_missing",
-                (rules.NUM_CATEGORIES,),
-                "public: one-hot category a three-player accusation being made leaves out",
-                ("category",),
-            ),
-            Field("place_clue", (C,), "public: one-hot clue a counter is about to be placed on", ("clue",)),
-            Field("previous", (C,), "public: the last suspicion (it may not be repeated)", ("clue",)),
-            Field("previous_smiles", (SMILES,), "public: one-hot smiles of the last suspicion's verdict", ("smiles",)),
-            Field(
-                "suspicions",
-                (max_rounds, SUSPICION_ROW),
-                "public history, one row per suspicion in order: the four clues (32), one-hot smiles (6); empty "
-                "with no_notes",
-                ("round", "entry"),
-            ),
-            Field(
-                "accusations",
-                (MAXP, ACCUSATION_ROW),
-                "public history, one row per accusation in order: one-hot category left out (4; three players), "
-                "the clues (32), one-hot smiles (6); empty with no_notes",
-                ("accusation", "entry"),
-            ),
-            Field("rounds", (1,), "public: suspicions made ÷ max_rounds"),
-        )
-    )
-
-
-#: The first field of the observation's block that is the same for every observer.
-FIRST_PUBLIC = "phase"
-_PUBLIC_SEAT_FIELDS = ("face_down", "revealed", "excluded", "holder", "to_act", "passed")
-_PRIVATE_FIELDS = ("own_evidence", "counters_left", "own_counters")
-
-
-@cache
-def source_layout(max_rounds: int) -> Layout:
-    """Public fields once (absolute seats), private fields once per seat."""
-    obs = observation_layout(max_rounds)
-    fields = [Field("zero", (1,), "constant 0"), Field("one", (1,), "constant 1")]
-    for f in obs.fields:
-        if f.name == "num_players":
-            continue
-        if f.name in _PRIVATE_FIELDS:
-            fields.append(Field(f.name, (MAXP, *f.shape), ""))
-        else:
-            fields.append(f)
-    return Layout(tuple(fields))
 
 
 @cache
@@ -143,25 +75,6 @@ def state_layout(max_rounds: int = rules.DEFAULT_MAX_ROUNDS) -> Layout:
             Field("evidence", (MAXP, C), "one-hot: every seat's evidence card"),
             Field("face_down_values", (MAXP, C, V), "face-down counters by owner, clue and value ÷ 5"),
         )
-    )
-
-
-def observation_gather(max_rounds: int, observer: int, n: int) -> np.ndarray:
-    """The source entries of ``observer``'s observation up to the public block (which is copied as a whole)."""
-    src, obs = source_layout(max_rounds), observation_layout(max_rounds)
-    head = Layout(tuple(f for f in obs.fields[: [f.name for f in obs.fields].index(FIRST_PUBLIC)]))
-    return gather_index(
-        head,
-        src,
-        observer,
-        n,
-        relative=_PUBLIC_SEAT_FIELDS,
-        private={name: name for name in _PRIVATE_FIELDS},
-        special={
-            "num_players": one_hot_entries(src, 3, n - rules.MIN_PLAYERS),
-            "suspicion_seats": relative_columns(src, "suspicion_seats", observer, n),
-            "accusation_seats": relative_columns(src, "accusation_seats", observer, n),
-        },
     )
 
 
@@ -191,6 +104,7 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
 
     def _setup(self) -> None:
         n = self.num_players
+        self._observer = Params.from_options(self.rules_options)
         self._use_source(source_layout(self.max_rounds), [observation_gather(self.max_rounds, o, n) for o in range(n)])
         # The observation's public block lies in the same order at the end of the source: one slice copy.
         first = self.src.layout[FIRST_PUBLIC].start
@@ -209,87 +123,12 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
         return rules.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
-    def _write(
-        self, v: np.ndarray, lay: Layout, g: rules.LadyAliceState, row: list[int], private: dict[int, int]
-    ) -> None:
-        """Write every field but ``num_players``: seat ``s``'s public rows at ``row[s]``; the private fields of
-        each seat in ``private`` in its block ``private[s]`` (every seat's in the source, the observer's alone at
-        block 0 in an observation)."""
-        v[lay["phase"].start + g.phase] = 1
-        self._write_counters(v, lay, g, row, private)
-        lay.view(v, "covered")[:] = g.covered
-        for s in range(g.n):
-            if g.excluded[s]:
-                lay.view(v, "excluded")[row[s]] = 1
-            if s in g.passed:
-                lay.view(v, "passed")[row[s]] = 1
-        lay.view(v, "holder")[row[g.holder]] = 1
-        if g.phase != rules.OVER:
-            lay.view(v, "to_act")[row[g.current]] = 1
-        lay.view(v, "partial")[g.partial] = 1
-        if g.missing >= 0:
-            lay.view(v, "accusation_missing")[g.missing] = 1
-        if g.place_clue >= 0:
-            lay.view(v, "place_clue")[g.place_clue] = 1
-        suspicions = [r for r in g.history if not r.accusation]
-        if suspicions:
-            lay.view(v, "previous")[list(suspicions[-1].clues)] = 1
-            lay.view(v, "previous_smiles")[suspicions[-1].smiles] = 1
-        v[lay["rounds"].start] = g.rounds / self.max_rounds
-        if self.rules_options.no_notes:
-            return
-        self._write_notes(v, lay, g, row, suspicions)
-
-    @staticmethod
-    def _write_counters(
-        v: np.ndarray, lay: Layout, g: rules.LadyAliceState, row: list[int], private: dict[int, int]
-    ) -> None:
-        """The evidence cards and counters of :meth:`_write`: each private seat's own, every seat's public rows."""
-        evidence = lay.view(v, "own_evidence").reshape(-1, C)
-        left = lay.view(v, "counters_left").reshape(-1, V)
-        for s, k in private.items():
-            evidence[k, g.evidence[s]] = 1
-            left[k] = np.array(g.left[s]) / rules.COUNTERS_PER_VALUE
-        own = lay.view(v, "own_counters").reshape(-1, C, V)
-        face_down, revealed = lay.view(v, "face_down"), lay.view(v, "revealed")
-        for clue, space in enumerate(g.counters):
-            for owner, value, up in space:
-                if owner in private:
-                    own[private[owner], clue, value] += 1 / rules.COUNTERS_PER_VALUE
-                if up:
-                    revealed[row[owner], clue, value] += COUNT_SCALE
-                else:
-                    face_down[row[owner], clue] += COUNT_SCALE
-
-    @staticmethod
-    def _write_notes(
-        v: np.ndarray, lay: Layout, g: rules.LadyAliceState, row: list[int], suspicions: list[Any]
-    ) -> None:
-        """The notes of :meth:`_write` (the game's history of suspicions and accusations, unless ``no_notes``)."""
-        hist_s, hist_a = lay.view(v, "suspicions"), lay.view(v, "accusations")
-        seats_s, seats_a = lay.view(v, "suspicion_seats"), lay.view(v, "accusation_seats")
-        for i, r in enumerate(suspicions):
-            seats_s[i, row[r.seat]] = 1
-            hist_s[i, np.array(r.clues)] = 1
-            hist_s[i, C + r.smiles] = 1
-        for i, r in enumerate(x for x in g.history if x.accusation):
-            seats_a[i, row[r.seat]] = 1
-            if r.missing >= 0:
-                hist_a[i, r.missing] = 1
-            hist_a[i, rules.NUM_CATEGORIES + np.array(r.clues)] = 1
-            hist_a[i, rules.NUM_CATEGORIES + C + r.smiles] = 1
-
     def _reference_observation(self, seat: int) -> np.ndarray:
-        g = self.game
-        lay = self.observation_layout
-        v = np.zeros(lay.size, np.float32)
-        v[lay["num_players"].start + g.n - rules.MIN_PLAYERS] = 1
-        self._write(v, lay, g, [(s - seat) % g.n for s in range(g.n)], {seat: 0})
-        return v
+        return observe(self.game, seat, self._observer)  # the game's one from-scratch writer
 
     def _write_source(self, src: Source) -> None:
-        g = self.game
-        self._write(src.vector, src.layout, g, list(range(g.n)), {s_: s_ for s_ in range(g.n)})
+        """The source from scratch (the observer's), and where its one-hot markers stand (the incremental path's)."""
+        write_source(self.game, self._observer, src.vector)
         self._markers(src)
 
     def _markers(self, src: Source) -> None:

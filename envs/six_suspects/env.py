@@ -1,4 +1,8 @@
-"""The 6 Suspects environment: encoding, decoding and drawing over the pure rules in ``rules.py``.
+"""The 6 Suspects environment: incremental encoding, decoding and drawing over the pure rules in ``rules.py``.
+
+The encoding itself -- the layouts and the one from-scratch writer -- is the game's pure observer
+(:mod:`parlour.envs.six_suspects.observer`); this env keeps the observer's source vector up to date as actions are
+played (``_apply``), and its fuzz invariants hold that incremental path to the observer at every step.
 
 See :mod:`parlour.envs.six_suspects_v0` for the user-facing documentation.
 """
@@ -10,70 +14,37 @@ from typing import Any, ClassVar
 import numpy as np
 
 from parlour.envs.core import GameEnv, env_metadata
-from parlour.envs.layout import Field, Layout, Source, gather_index, one_hot_entries, relative_rows, state_from_source
+from parlour.envs.layout import Field, Layout, Source, state_from_source
 from parlour.envs.six_suspects import GAME, rules
+from parlour.envs.six_suspects.observer import (
+    MAX_PLAYERS,
+    OBSERVATION_LAYOUT,
+    SOURCE_LAYOUT,
+    P,
+    Params,
+    observation_gather,
+    observe,
+    write_source,
+)
+
+# The encoding's names stay importable from here (the JAX core, the bots and the tests read them from this module).
+__all__ = [
+    "MARK_ANNOUNCER",
+    "MARK_LAST_PEEK",
+    "MARK_PHASE",
+    "MARK_TO_ACT",
+    "MAX_PLAYERS",
+    "OBSERVATION_LAYOUT",
+    "SOURCE_LAYOUT",
+    "STATE_LAYOUT",
+    "P",
+    "SixSuspectsEnv",
+    "observation_gather",
+]
 
 #: The source vector's marker keys (:class:`~parlour.envs.layout.Source`): one-hot fields that move as the game does.
 #: Small ints, the cheapest dict keys on this hot path; a seat's last peek is ``MARK_LAST_PEEK + seat``.
 MARK_PHASE, MARK_TO_ACT, MARK_ANNOUNCER, MARK_LAST_PEEK = 0, 1, 2, 3
-
-MAX_PLAYERS = GAME.max_players
-P = rules.NUM_POSITIONS
-
-OBSERVATION_LAYOUT = Layout(
-    (
-        Field("num_players", (7,), "one-hot: 2–8 players", ("players",)),
-        Field("phase", (4,), "one-hot: peek, last turns, vote, over", ("phase",)),
-        Field(
-            "seen_cards",
-            (P, rules.NUM_CARDS),
-            "one-hot: the card this player has seen at each position (row 0 then row 1, Albert..Francine); "
-            "card ids Swap, Torch Left, Torch Right, Mirror, Diamond, Police, then the plain cards in value order. "
-            "Zero where unseen; every position once the game is over (all cards revealed)",
-            ("position", "card"),
-        ),
-        Field(
-            "peek_counts",
-            (MAX_PLAYERS, P),
-            "public: times each seat peeked at each position this game ÷ (table_announcement_turns + 1); "
-            "seats relative to the observer (0 = self, 1 = left neighbour, …)",
-            ("relative seat", "position"),
-        ),
-        Field(
-            "last_peek",
-            (MAX_PLAYERS, P),
-            "public: one-hot of each seat's most recent peek",
-            ("relative seat", "position"),
-        ),
-        Field(
-            "turns_taken",
-            (MAX_PLAYERS,),
-            "public: turns each seat has taken this game ÷ (table_announcement_turns + 1)",
-            ("relative seat",),
-        ),
-        Field(
-            "can_announce",
-            (1,),
-            "public: 1 once every player has taken at least four turns (and no announcement yet)",
-        ),
-        Field(
-            "announcer",
-            (MAX_PLAYERS + 1,),
-            "public: one-hot relative seat of the announcer; the last entry = the table announced at the turn cap",
-            ("relative seat",),
-        ),
-        Field("to_act", (MAX_PLAYERS,), "public: one-hot relative seat whose decision it is", ("relative seat",)),
-        Field("own_vote", (rules.NUM_SUSPECTS,), "one-hot: this player's own vote", ("suspect",)),
-        Field(
-            "votes_revealed",
-            (MAX_PLAYERS, rules.NUM_SUSPECTS),
-            "every seat's vote, shown once the game is over",
-            ("relative seat", "suspect"),
-        ),
-        Field("match_scores", (MAX_PLAYERS,), "public: match points ÷ maximum games", ("relative seat",)),
-        Field("games_played", (1,), "public: games finished in this match ÷ maximum games"),
-    )
-)
 
 STATE_LAYOUT = Layout(
     (
@@ -90,45 +61,6 @@ STATE_LAYOUT = Layout(
         Field("games_played", (1,), "games finished ÷ maximum games"),
     )
 )
-
-#: The internal source vector that observations are gathered from: public fields once, in absolute seats, and
-#: private fields once per seat. A step updates a handful of its entries; ``observe`` is one gather.
-SOURCE_LAYOUT = Layout(
-    (
-        Field("zero", (1,), "constant 0"),
-        Field("one", (1,), "constant 1"),
-        Field("phase", (4,), ""),
-        Field("peek_counts", (MAX_PLAYERS, P), ""),
-        Field("last_peek", (MAX_PLAYERS, P), ""),
-        Field("turns_taken", (MAX_PLAYERS,), ""),
-        Field("can_announce", (1,), ""),
-        Field("announcer", (MAX_PLAYERS + 1,), ""),
-        Field("to_act", (MAX_PLAYERS,), ""),
-        Field("votes_revealed", (MAX_PLAYERS, rules.NUM_SUSPECTS), ""),
-        Field("match_scores", (MAX_PLAYERS,), ""),
-        Field("games_played", (1,), ""),
-        Field("seen_cards", (MAX_PLAYERS, P, rules.NUM_CARDS), ""),
-        Field("own_vote", (MAX_PLAYERS, rules.NUM_SUSPECTS), ""),
-    )
-)
-
-
-def observation_gather(observer: int, n: int) -> np.ndarray:
-    """For each observation entry of ``observer``, the source entry it is read from."""
-    src = SOURCE_LAYOUT
-    table = relative_rows(src, "announcer", MAX_PLAYERS, observer, n)
-    return gather_index(
-        OBSERVATION_LAYOUT,
-        src,
-        observer,
-        n,
-        relative=("peek_counts", "last_peek", "votes_revealed", "turns_taken", "to_act", "match_scores"),
-        private={"seen_cards": "seen_cards", "own_vote": "own_vote"},
-        special={
-            "num_players": one_hot_entries(src, 7, n - 2),
-            "announcer": np.append(table, src["announcer"].stop - 1),  # the last entry: the table announced
-        },
-    )
 
 
 class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
@@ -150,8 +82,8 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
 
     def _setup(self) -> None:
         n = self.num_players
-        self._turn_scale = 1.0 / (self.rules_options.table_announcement_turns + 1)
-        self._game_scale = 1.0 / self.rules_options.max_games
+        self._observer = Params.from_options(self.rules_options)
+        self._turn_scale, self._game_scale = self._observer.turn_scale, self._observer.game_scale
         self._use_source(SOURCE_LAYOUT, [observation_gather(o, n) for o in range(n)])
         at = self.src.at
         self._i_peeks, self._i_last, self._i_turns, self._i_act = (
@@ -176,35 +108,25 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
         return rules.resample(self.game, seat, rng)
 
     # ------------------------------------------------------------------------------------------ encoding
+    def _reference_observation(self, seat: int) -> np.ndarray:
+        return observe(self.game, seat, self._observer)  # the game's one from-scratch writer
+
     def _write_source(self, src: Source) -> None:
-        """The source from scratch: what the table shows now, public fields once and private ones per seat."""
-        g = self.game
-        n = g.n
-        src.move(MARK_PHASE, self._i_phase + g.phase)
-        src.move(MARK_TO_ACT, self._i_act + g.current if g.phase != rules.OVER else -1)
-        if g.game_index:  # zero before the first game of a match is resolved (most resets)
-            src.view("match_scores")[:n] = np.array(g.scores) * self._game_scale
-            src.view("games_played")[0] = g.game_index * self._game_scale
+        """The source from scratch (the observer's), and where its one-hot markers stand (the incremental path's)."""
+        write_source(self.game, self._observer, src.vector)
+        g, marks = self.game, src.marks
+        marks[MARK_PHASE] = self._i_phase + g.phase
+        if g.phase != rules.OVER:
+            marks[MARK_TO_ACT] = self._i_act + g.current
         if g.phase == rules.PEEK and g.peek_phase_turns == 0:
-            return  # a fresh deal: nothing else to show yet
-        src.m[self._i_can] = float(g.can_announce())
-        src.view("peek_counts")[:n] = np.array(g.peeks) * self._turn_scale
+            return  # a fresh deal: the observer shows no peek nor announcer yet
         for s_, p in enumerate(g.last_peek):
             if p >= 0:
-                src.move(MARK_LAST_PEEK + s_, self._i_last + s_ * P + p)
-        src.view("turns_taken")[:n] = np.array(g.turns_each) * self._turn_scale
+                marks[MARK_LAST_PEEK + s_] = self._i_last + s_ * P + p
         if g.announcer == rules.TABLE:
-            src.move(MARK_ANNOUNCER, self._i_announcer + MAX_PLAYERS)
+            marks[MARK_ANNOUNCER] = self._i_announcer + MAX_PLAYERS
         elif g.announcer >= 0:
-            src.move(MARK_ANNOUNCER, self._i_announcer + g.announcer)
-        seats, positions = np.nonzero([g.known_positions(s_) for s_ in range(n)])
-        src.view("seen_cards")[seats, positions, np.array(g.layout)[positions]] = 1
-        own = src.view("own_vote")
-        for s_ in range(n):
-            if g.votes[s_] >= 0:
-                own[s_, g.votes[s_]] = 1
-        if g.phase == rules.OVER:
-            src.view("votes_revealed")[np.arange(n), g.votes] = 1
+            marks[MARK_ANNOUNCER] = self._i_announcer + g.announcer
 
     def _apply(self, action: int) -> list[float] | None:
         # The rules play and note what moved; a handful of source entries follow (GameEnv's mechanism).
