@@ -26,6 +26,7 @@ What differs structurally from the scalar implementation:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -62,6 +63,7 @@ HINDSIGHT_BLOCKS: tuple[tuple[str, int, str], ...] = (
 _LEFT = np.array([rules.left_of(p) for p in range(P)], np.int32)
 _RIGHT = np.array([rules.right_of(p) for p in range(P)], np.int32)
 _MATE = np.array([rules.other_in_column(p) for p in range(P)], np.int32)
+_BEFORE = np.arange(C)[None, :] < np.arange(C)[:, None]  # [i, j]: position j comes before i
 
 
 class State(NamedTuple):
@@ -103,20 +105,63 @@ def winners(state: State) -> jax.Array:
     return winning(state.scores)
 
 
+class Params(NamedTuple):
+    """Everything a table's core computes once from its player count and rule keywords (:func:`params`): the Python
+    values that choose what is traced, and the NumPy tables the traced functions read as constants."""
+
+    num_players: int  # seats at the table (n)
+    cap: int  # ``table_announcement_turns``: peek turns per seat before the table announces
+    start_seat: int  # the first game's first seat
+    rotate_start: bool  # whether each later game starts one seat further on
+    reward: str  # "vote", "score" or "win"
+    num_games: int  # games a match plays at least
+    max_games: int  # games a match plays at most (tiebreak games included)
+    max_turns: int | None  # the driver's cap on turns (peeks and announcements); None: no cap
+    obs_size: int
+    state_size: int
+    turn_scale: np.ndarray  # float32[cap + 2]: a count of turns ÷ (cap + 1), as the env computes it
+    game_scale: np.ndarray  # float32[max_games + 1]: a count of games ÷ max_games, as the env computes it
+    gather: np.ndarray  # int32[n, obs_size]: per observer, its observation's entries in public + own private fields
+    state_index: np.ndarray  # int32[state_size]: the source entry each state-vector entry copies (0: the core's)
+    halves: np.ndarray  # int32[13]: each card id's value in halves; the last entry is LOOP (-1)
+
+
 def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: Any) -> Core:
     """The core for ``num_players`` seats and the rule keywords ``options`` (those of ``six_suspects_v0``)."""
+    p = params(validate(num_players, max_turns, options), max_turns)
+    return Core(
+        env_id=ENV_ID,
+        num_players=p.num_players,
+        num_actions=rules.NUM_ACTIONS,
+        obs_size=p.obs_size,
+        state_size=p.state_size,
+        init=functools.partial(init, p),
+        step=functools.partial(step, p),
+        observe=functools.partial(observe, p),
+        legal_mask=functools.partial(legal_mask, p),
+        state_vector=functools.partial(state_vector, p),
+        hindsight=functools.partial(hindsight, p),
+        hindsight_blocks=HINDSIGHT_BLOCKS,
+    )
+
+
+def validate(num_players: int, max_turns: int | None, options: dict[str, Any]) -> rules.Options:
+    """The rules' options of a table (``ValueError`` for a refused or invalid keyword, or an invalid ``max_turns``)."""
     for (name, value), why in REFUSED.items():
         if options.get(name) == value:
             raise ValueError(f"six_suspects jax core: {name}={value!r} is not supported ({why}); use the scalar env")
     opts = rules.Options(num_players=num_players, **options)
     if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
         raise ValueError(f"six_suspects jax core: max_turns={max_turns!r} is not valid: expected an integer >= 1")
+    return opts
+
+
+def params(opts: rules.Options, max_turns: int | None) -> Params:
+    """The :class:`Params` of a table with the (validated) rules' options ``opts`` and the driver's ``max_turns``."""
     n = opts.num_players
     cap = opts.table_announcement_turns
-    turn_scale = _scaled(cap + 2, 1.0 / (cap + 1))  # a seat takes at most cap + 1 turns in a game
-    game_scale = _scaled(opts.max_games + 1, 1.0 / opts.max_games)
     full = np.stack([observation_gather(o, n) for o in range(n)]).astype(np.int32)
-    gather = jnp.asarray(_own_blocks(full))
+    gather = _own_blocks(full)
     # The state vector: each entry copied from a source entry (the index of ``zero`` where the core fills it).
     copied = state_from_source(
         STATE_LAYOUT,
@@ -125,239 +170,288 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         n - 2,
         rename={"votes": "own_vote"},
     )
-    state_index = jnp.asarray(copied.astype(np.int32))
     assert SOURCE_LAYOUT["zero"].start == 0 and SOURCE_LAYOUT["one"].start == 1  # the index trick's premise
     plain = np.zeros(C + 1, np.int32)  # value in halves per card id; the last entry is LOOP (-1)
     plain[rules.SWAP] = rules.SWAP_VALUE_HALVES
     plain[list(rules.PLAIN_CARDS)] = [2 * v for v in opts.plain_values]
-    halves = jnp.asarray(plain)
-    i32 = jnp.int32
-
-    def first_seat(game_index: jax.Array) -> jax.Array:
-        return jnp.asarray((opts.start_seat + (game_index if opts.rotate_start else 0)) % n, i32)
-
-    order = np.arange(C)
-    before = jnp.asarray(order[None, :] < order[:, None])
-
-    def deal(key: jax.Array) -> jax.Array:
-        # A uniform permutation: the ranks of 12 independent random words, ties broken by position. Counting
-        # comparisons costs a quarter of a sort on CPU, where a sort is the dearest part of a step under vmap.
-        u = jax.random.bits(key, (C,))
-        lower = (u[None, :] < u[:, None]) | ((u[None, :] == u[:, None]) & before)
-        return lower.sum(axis=1).astype(i32)
-
-    def init(key: jax.Array) -> State:
-        key, sub = jax.random.split(key)
-        zero = jnp.zeros(n, i32)
-        return State(
-            layout=deal(sub),
-            peeks=jnp.zeros((n, P), i32),
-            last_peek=zero - 1,
-            turns_each=zero,
-            votes=zero - 1,
-            scores=zero,
-            phase=i32(rules.PEEK),
-            announcer=i32(rules.NO_ANNOUNCER),
-            current=first_seat(i32(0)),
-            game_index=i32(0),
-            turns=i32(0),
-            peek_phase_turns=i32(0),
-            key=key,
-            current_player=first_seat(i32(0)),
-            rewards=jnp.zeros(n, jnp.float32),
-            terminated=jnp.bool_(False),
-            truncated=jnp.bool_(False),
-        )
-
-    def culprits(layout: jax.Array) -> jax.Array:
-        """bool[6]: the suspects with the highest total among those the Police does not clear."""
-        pos = jnp.arange(P, dtype=i32)
-        sp = jnp.argmax(layout == rules.SWAP)
-        a, b = jnp.asarray(_LEFT)[sp], jnp.asarray(_RIGHT)[sp]
-        grid = layout.at[a].set(layout[b]).at[b].set(layout[a])
-        tl, tr, mirror = grid == rules.TORCH_LEFT, grid == rules.TORCH_RIGHT, grid == rules.MIRROR
-        target = jnp.where(tl, jnp.asarray(_LEFT), jnp.asarray(_RIGHT))
-        mate = jnp.asarray(_MATE)
-        ptr = jnp.where(tl | tr, jnp.where(grid[target] == rules.MIRROR, mate, target), pos)
-        ptr = jnp.where(mirror, mate, ptr)
-        for _ in range(4):  # chains are at most 12 long
-            ptr = ptr[ptr]
-        eff = grid[ptr]
-        looped = (eff == rules.TORCH_LEFT) | (eff == rules.TORCH_RIGHT) | (eff == rules.MIRROR)
-        value = jnp.where(looped, i32(rules.LOOP_VALUE_HALVES), halves[eff])
-        top, bottom = eff[: rules.NUM_SUSPECTS], eff[rules.NUM_SUSPECTS :]
-        totals = value[: rules.NUM_SUSPECTS] + value[rules.NUM_SUSPECTS :]
-        totals = jnp.where((top == rules.DIAMOND) | (bottom == rules.DIAMOND), rules.DIAMOND_TOTAL_HALVES, totals)
-        police = (top == rules.POLICE) | (bottom == rules.POLICE)
-        totals = jnp.where(police, -1, totals)
-        return (totals == totals.max()) & ~police
-
-    def new_game(s: State) -> State:
-        key, sub = jax.random.split(s.key)
-        zero = jnp.zeros(n, i32)
-        return s._replace(
-            layout=deal(sub),
-            peeks=jnp.zeros((n, P), i32),
-            last_peek=zero - 1,
-            turns_each=zero,
-            votes=zero - 1,
-            phase=i32(rules.PEEK),
-            announcer=i32(rules.NO_ANNOUNCER),
-            peek_phase_turns=i32(0),
-            current=first_seat(s.game_index),
-            key=key,
-        )
-
-    def resolve(s: State, now: jax.Array) -> State:
-        """Score the game when ``now`` (everyone has voted): rewards, match points, the end or the next deal."""
-        right = culprits(s.layout)[s.votes]
-        scores = s.scores + (right & now).astype(i32)
-        games = s.game_index + now.astype(i32)
-        if opts.reward == "vote":
-            rewards = jnp.where(right, 1.0, -1.0)
-        elif opts.reward == "score":
-            rewards = right.astype(jnp.float32)
-        else:
-            rewards = jnp.zeros(n, jnp.float32)
-        if opts.num_games == 1:
-            over = now
-        else:
-            top = scores.max()
-            over = now & (games >= opts.num_games) & ((games >= opts.max_games) | ((scores == top).sum() == 1))
-        if opts.reward == "win":
-            rewards = jnp.where(over & (scores.max() > 0), jnp.where(winning(scores), 1.0, -1.0), rewards)
-        s = s._replace(
-            scores=scores,
-            game_index=games,
-            rewards=jnp.where(now, rewards, 0.0).astype(jnp.float32),
-            phase=jnp.where(over, i32(rules.OVER), s.phase),
-        )
-        if opts.num_games == 1:  # statically: no later deal to draw
-            return s
-        return jax.tree.map(lambda a, b: jnp.where(now & ~over, a, b), new_game(s), s)
-
-    def step(state: State, action: jax.Array) -> State:
-        # One flat pass (no branches): under vmap a branch is computed for every game anyway, and whole-state
-        # selects between branches cost more than the rules.
-        a = jnp.asarray(action, i32)
-        s = state
-        seat = s.current
-        peeked, announced, voted = a < rules.ANNOUNCE, a == rules.ANNOUNCE, a >= rules.VOTE_BASE
-        took_turn = peeked | announced
-        nxt = (seat + 1) % n
-        peek_turns = s.peek_phase_turns + (peeked & (s.phase == rules.PEEK)).astype(i32)
-        capped = peeked & (s.phase == rules.PEEK) & (peek_turns >= cap * n)  # the table announces
-        last_done = peeked & (s.phase == rules.LAST_TURNS) & (nxt == s.announcer)
-        votes = jnp.where(voted, s.votes.at[seat].set(a - rules.VOTE_BASE), s.votes)
-        s = s._replace(
-            peeks=s.peeks.at[seat, jnp.where(peeked, a, 0)].add(peeked.astype(i32)),
-            last_peek=jnp.where(peeked, s.last_peek.at[seat].set(a), s.last_peek),
-            turns_each=s.turns_each.at[seat].add(took_turn.astype(i32)),
-            turns=s.turns + took_turn.astype(i32),
-            peek_phase_turns=peek_turns,
-            votes=votes,
-            announcer=jnp.where(announced, seat, jnp.where(capped, i32(rules.TABLE), s.announcer)),
-            phase=jnp.where(announced, i32(rules.LAST_TURNS), jnp.where(capped | last_done, i32(rules.VOTE), s.phase)),
-            current=jnp.where(last_done, (s.announcer + 1) % n, nxt),
-        )
-        s = resolve(s, voted & (votes >= 0).all())
-        terminated = s.phase == rules.OVER
-        truncated = jnp.bool_(False) if max_turns is None else (~terminated) & (s.turns >= max_turns)
-        s = s._replace(
-            terminated=terminated,
-            truncated=truncated,
-            current_player=jnp.where(terminated | truncated, -1, s.current).astype(i32),
-        )
-        return unless_finished(state, s)
-
-    def can_announce(s: State) -> jax.Array:
-        return (s.phase == rules.PEEK) & (s.peek_phase_turns >= rules.ANNOUNCE_AFTER_TURNS * n)
-
-    def legal_mask(s: State) -> jax.Array:
-        acts = jnp.arange(rules.NUM_ACTIONS)
-        peeking = (s.phase == rules.PEEK) | (s.phase == rules.LAST_TURNS)
-        mask = jnp.where(
-            s.phase == rules.VOTE,
-            acts >= rules.VOTE_BASE,
-            peeking & ((acts < rules.ANNOUNCE) | ((acts == rules.ANNOUNCE) & can_announce(s))),
-        )
-        return mask & ~(s.terminated | s.truncated)
-
-    def pad(x: jax.Array) -> jax.Array:
-        return pad_rows(x, MAX_PLAYERS)
-
-    def public(s: State) -> jax.Array:
-        """The public part of the scalar env's source vector (``SixSuspectsEnv._write_source``): every field before
-        the per-seat private ones."""
-        over = s.phase == rules.OVER
-        f32 = jnp.float32
-        ts, gs = jnp.asarray(turn_scale), jnp.asarray(game_scale)
-        announcer = jnp.where(s.announcer == rules.TABLE, MAX_PLAYERS, s.announcer)
-        own = jax.nn.one_hot(s.votes, rules.NUM_SUSPECTS, dtype=f32)  # -1 (no vote) is all zero
-        parts = [
-            jnp.zeros(1, f32),
-            jnp.ones(1, f32),
-            jax.nn.one_hot(s.phase, 4, dtype=f32),
-            pad(ts[s.peeks]),
-            pad(jax.nn.one_hot(s.last_peek, P, dtype=f32)),
-            pad(ts[s.turns_each]),
-            can_announce(s).astype(f32)[None],
-            jax.nn.one_hot(announcer, MAX_PLAYERS + 1, dtype=f32),
-            jax.nn.one_hot(jnp.where(over, -1, s.current), MAX_PLAYERS, dtype=f32),
-            pad(jnp.where(over, own, 0.0)),
-            pad(gs[s.scores]),
-            gs[s.game_index][None],
-        ]
-        return jnp.concatenate([p.reshape(-1) for p in parts])
-
-    def private(s: State, seat: jax.Array) -> jax.Array:
-        """``seat``'s private fields of the source: the cards it knows, its own vote."""
-        known = (s.peeks[seat] > 0) | (s.phase == rules.OVER)
-        seen = known[:, None] & jax.nn.one_hot(s.layout, C, dtype=bool)
-        own = jax.nn.one_hot(s.votes[seat], rules.NUM_SUSPECTS, dtype=jnp.float32)
-        return jnp.concatenate([seen.astype(jnp.float32).reshape(-1), own])
-
-    def source(s: State) -> jax.Array:
-        """The scalar env's whole source vector (every seat's private fields, padded to MAX_PLAYERS seats)."""
-        rows = jax.vmap(lambda seat: private(s, seat))(jnp.arange(n))
-        seen, own = rows[:, : P * C].reshape(n, P, C), rows[:, P * C :]
-        return jnp.concatenate([public(s), pad(seen).reshape(-1), pad(own).reshape(-1)])
-
-    def observe(s: State, seat: jax.Array) -> jax.Array:
-        # the public fields and this seat's own private block: a seat's view never reads another's
-        return jnp.concatenate([public(s), private(s, seat)])[gather[seat]]
-
-    def state_vector(s: State) -> jax.Array:
-        v = source(s)[state_index]
-        layout = jax.nn.one_hot(s.layout, C, dtype=jnp.float32).reshape(-1)
-        v = v.at[STATE_LAYOUT["layout"]].set(layout)
-        return v.at[STATE_LAYOUT["seen"]].set(pad((s.peeks > 0).astype(jnp.float32)).reshape(-1))
-
-    def hindsight(s: State, seat: jax.Array) -> jax.Array:
-        """What the end-of-game reveal (the scalar ``outcome()``: the ``layout`` and its game's ``culprits``) shows
-        ``seat``: the card at each of the 12 positions (row 0 then row 1, as the rules number them: the positions
-        are the table's, the same for every seat), one-hot over the 12 cards each; then the culprit suspects (one
-        entry per suspect, 1 where it is a culprit: ties make several). The same for every seat; the positions
-        ``seat`` peeked at are in its observation already. Of a match (``num_games > 1``), the last game's. Read on
-        a finished game's state. A training target of belief heads only: never an input of a policy."""
-        del seat  # nothing in it is seat-relative
-        cards = jax.nn.one_hot(s.layout, C, dtype=jnp.float32).reshape(-1)
-        return jnp.concatenate([cards, culprits(s.layout).astype(jnp.float32)])
-
-    return Core(
-        env_id=ENV_ID,
+    return Params(
         num_players=n,
-        num_actions=rules.NUM_ACTIONS,
+        cap=cap,
+        start_seat=opts.start_seat,
+        rotate_start=bool(opts.rotate_start),
+        reward=opts.reward,
+        num_games=opts.num_games,
+        max_games=opts.max_games,
+        max_turns=max_turns,
         obs_size=int(gather.shape[1]),
         state_size=STATE_LAYOUT.size,
-        init=init,
-        step=step,
-        observe=observe,
-        legal_mask=legal_mask,
-        state_vector=state_vector,
-        hindsight=hindsight,
-        hindsight_blocks=HINDSIGHT_BLOCKS,
+        turn_scale=_scaled(cap + 2, 1.0 / (cap + 1)),  # a seat takes at most cap + 1 turns in a game
+        game_scale=_scaled(opts.max_games + 1, 1.0 / opts.max_games),
+        gather=gather,
+        state_index=copied.astype(np.int32),
+        halves=plain,
     )
+
+
+# ---------------------------------------------------------------------------------------------------- the deal
+def _first_seat(p: Params, game_index: jax.Array) -> jax.Array:
+    """The seat that starts game ``game_index`` of the match."""
+    return jnp.asarray((p.start_seat + (game_index if p.rotate_start else 0)) % p.num_players, jnp.int32)
+
+
+def _deal(key: jax.Array) -> jax.Array:
+    """A layout: card id at each position."""
+    # A uniform permutation: the ranks of 12 independent random words, ties broken by position. Counting
+    # comparisons costs a quarter of a sort on CPU, where a sort is the dearest part of a step under vmap.
+    u = jax.random.bits(key, (C,))
+    lower = (u[None, :] < u[:, None]) | ((u[None, :] == u[:, None]) & jnp.asarray(_BEFORE))
+    return lower.sum(axis=1).astype(jnp.int32)
+
+
+def init(p: Params, key: jax.Array) -> State:
+    """A new match, every deal drawn from ``key``."""
+    i32 = jnp.int32
+    n = p.num_players
+    key, sub = jax.random.split(key)
+    zero = jnp.zeros(n, i32)
+    return State(
+        layout=_deal(sub),
+        peeks=jnp.zeros((n, P), i32),
+        last_peek=zero - 1,
+        turns_each=zero,
+        votes=zero - 1,
+        scores=zero,
+        phase=i32(rules.PEEK),
+        announcer=i32(rules.NO_ANNOUNCER),
+        current=_first_seat(p, i32(0)),
+        game_index=i32(0),
+        turns=i32(0),
+        peek_phase_turns=i32(0),
+        key=key,
+        current_player=_first_seat(p, i32(0)),
+        rewards=jnp.zeros(n, jnp.float32),
+        terminated=jnp.bool_(False),
+        truncated=jnp.bool_(False),
+    )
+
+
+def _new_game(p: Params, s: State) -> State:
+    """The next game of the match: a new deal from the state's key, the game's counts cleared."""
+    i32 = jnp.int32
+    n = p.num_players
+    key, sub = jax.random.split(s.key)
+    zero = jnp.zeros(n, i32)
+    return s._replace(
+        layout=_deal(sub),
+        peeks=jnp.zeros((n, P), i32),
+        last_peek=zero - 1,
+        turns_each=zero,
+        votes=zero - 1,
+        phase=i32(rules.PEEK),
+        announcer=i32(rules.NO_ANNOUNCER),
+        peek_phase_turns=i32(0),
+        current=_first_seat(p, s.game_index),
+        key=key,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------- the culprits
+def _effective(layout: jax.Array) -> jax.Array:
+    """int32[12]: the card each position counts as, after the Swap and along the copy chains (a Torch or the
+    Mirror still there: the chain loops)."""
+    pos = jnp.arange(P, dtype=jnp.int32)
+    left, right, mate = jnp.asarray(_LEFT), jnp.asarray(_RIGHT), jnp.asarray(_MATE)
+    sp = jnp.argmax(layout == rules.SWAP)
+    a, b = left[sp], right[sp]
+    grid = layout.at[a].set(layout[b]).at[b].set(layout[a])
+    tl, tr, mirror = grid == rules.TORCH_LEFT, grid == rules.TORCH_RIGHT, grid == rules.MIRROR
+    target = jnp.where(tl, left, right)
+    ptr = jnp.where(tl | tr, jnp.where(grid[target] == rules.MIRROR, mate, target), pos)
+    ptr = jnp.where(mirror, mate, ptr)
+    for _ in range(4):  # chains are at most 12 long
+        ptr = ptr[ptr]
+    return grid[ptr]
+
+
+def culprits(p: Params, layout: jax.Array) -> jax.Array:
+    """bool[6]: the suspects with the highest total among those the Police does not clear."""
+    eff = _effective(layout)
+    looped = (eff == rules.TORCH_LEFT) | (eff == rules.TORCH_RIGHT) | (eff == rules.MIRROR)
+    value = jnp.where(looped, jnp.int32(rules.LOOP_VALUE_HALVES), jnp.asarray(p.halves)[eff])
+    top, bottom = eff[: rules.NUM_SUSPECTS], eff[rules.NUM_SUSPECTS :]
+    totals = value[: rules.NUM_SUSPECTS] + value[rules.NUM_SUSPECTS :]
+    totals = jnp.where((top == rules.DIAMOND) | (bottom == rules.DIAMOND), rules.DIAMOND_TOTAL_HALVES, totals)
+    police = (top == rules.POLICE) | (bottom == rules.POLICE)
+    totals = jnp.where(police, -1, totals)
+    return (totals == totals.max()) & ~police
+
+
+# ---------------------------------------------------------------------------------------------------- the step
+def _vote_rewards(p: Params, right: jax.Array) -> jax.Array:
+    """What a game's votes pay each seat by the ``reward`` keyword (``win`` pays at the match's end only)."""
+    if p.reward == "vote":
+        return jnp.where(right, 1.0, -1.0)
+    if p.reward == "score":
+        return right.astype(jnp.float32)
+    return jnp.zeros(p.num_players, jnp.float32)
+
+
+def _match_over(p: Params, scores: jax.Array, games: jax.Array, now: jax.Array) -> jax.Array:
+    """Whether the game scored ``now`` ends the match: after ``num_games`` games, unless tied for the lead (up to
+    ``max_games``)."""
+    if p.num_games == 1:
+        return now
+    top = scores.max()
+    return now & (games >= p.num_games) & ((games >= p.max_games) | ((scores == top).sum() == 1))
+
+
+def _resolve(p: Params, s: State, now: jax.Array) -> State:
+    """Score the game when ``now`` (everyone has voted): rewards, match points, the end or the next deal."""
+    i32 = jnp.int32
+    right = culprits(p, s.layout)[s.votes]
+    scores = s.scores + (right & now).astype(i32)
+    games = s.game_index + now.astype(i32)
+    rewards = _vote_rewards(p, right)
+    over = _match_over(p, scores, games, now)
+    if p.reward == "win":
+        rewards = jnp.where(over & (scores.max() > 0), jnp.where(winning(scores), 1.0, -1.0), rewards)
+    s = s._replace(
+        scores=scores,
+        game_index=games,
+        rewards=jnp.where(now, rewards, 0.0).astype(jnp.float32),
+        phase=jnp.where(over, i32(rules.OVER), s.phase),
+    )
+    if p.num_games == 1:  # statically: no later deal to draw
+        return s
+    return jax.tree.map(lambda a, b: jnp.where(now & ~over, a, b), _new_game(p, s), s)
+
+
+def _act(p: Params, s: State, a: jax.Array) -> State:
+    """The action's own effects: a peek, an announcement or a vote, and whose turn or vote is next."""
+    i32 = jnp.int32
+    seat = s.current
+    peeked, announced, voted = a < rules.ANNOUNCE, a == rules.ANNOUNCE, a >= rules.VOTE_BASE
+    took_turn = peeked | announced
+    nxt = (seat + 1) % p.num_players
+    peek_turns = s.peek_phase_turns + (peeked & (s.phase == rules.PEEK)).astype(i32)
+    capped = peeked & (s.phase == rules.PEEK) & (peek_turns >= p.cap * p.num_players)  # the table announces
+    last_done = peeked & (s.phase == rules.LAST_TURNS) & (nxt == s.announcer)
+    return s._replace(
+        peeks=s.peeks.at[seat, jnp.where(peeked, a, 0)].add(peeked.astype(i32)),
+        last_peek=jnp.where(peeked, s.last_peek.at[seat].set(a), s.last_peek),
+        turns_each=s.turns_each.at[seat].add(took_turn.astype(i32)),
+        turns=s.turns + took_turn.astype(i32),
+        peek_phase_turns=peek_turns,
+        votes=jnp.where(voted, s.votes.at[seat].set(a - rules.VOTE_BASE), s.votes),
+        announcer=jnp.where(announced, seat, jnp.where(capped, i32(rules.TABLE), s.announcer)),
+        phase=jnp.where(announced, i32(rules.LAST_TURNS), jnp.where(capped | last_done, i32(rules.VOTE), s.phase)),
+        current=jnp.where(last_done, (s.announcer + 1) % p.num_players, nxt),
+    )
+
+
+def step(p: Params, state: State, action: jax.Array) -> State:
+    """One action of the seat to act."""
+    # One flat pass (no branches): under vmap a branch is computed for every game anyway, and whole-state
+    # selects between branches cost more than the rules.
+    a = jnp.asarray(action, jnp.int32)
+    s = _act(p, state, a)
+    s = _resolve(p, s, (a >= rules.VOTE_BASE) & (s.votes >= 0).all())
+    terminated = s.phase == rules.OVER
+    truncated = jnp.bool_(False) if p.max_turns is None else (~terminated) & (s.turns >= p.max_turns)
+    s = s._replace(
+        terminated=terminated,
+        truncated=truncated,
+        current_player=jnp.where(terminated | truncated, -1, s.current).astype(jnp.int32),
+    )
+    return unless_finished(state, s)
+
+
+# ---------------------------------------------------------------------------------------------------- the mask
+def _can_announce(p: Params, s: State) -> jax.Array:
+    return (s.phase == rules.PEEK) & (s.peek_phase_turns >= rules.ANNOUNCE_AFTER_TURNS * p.num_players)
+
+
+def legal_mask(p: Params, s: State) -> jax.Array:
+    """The acting seat's legal actions (all False once the game is over)."""
+    acts = jnp.arange(rules.NUM_ACTIONS)
+    peeking = (s.phase == rules.PEEK) | (s.phase == rules.LAST_TURNS)
+    mask = jnp.where(
+        s.phase == rules.VOTE,
+        acts >= rules.VOTE_BASE,
+        peeking & ((acts < rules.ANNOUNCE) | ((acts == rules.ANNOUNCE) & _can_announce(p, s))),
+    )
+    return mask & ~(s.terminated | s.truncated)
+
+
+# ---------------------------------------------------------------------------------------------------- observations
+def _pad(x: jax.Array) -> jax.Array:
+    return pad_rows(x, MAX_PLAYERS)
+
+
+def _public(p: Params, s: State) -> jax.Array:
+    """The public part of the scalar env's source vector (``SixSuspectsEnv._write_source``): every field before
+    the per-seat private ones."""
+    over = s.phase == rules.OVER
+    f32 = jnp.float32
+    ts, gs = jnp.asarray(p.turn_scale), jnp.asarray(p.game_scale)
+    announcer = jnp.where(s.announcer == rules.TABLE, MAX_PLAYERS, s.announcer)
+    own = jax.nn.one_hot(s.votes, rules.NUM_SUSPECTS, dtype=f32)  # -1 (no vote) is all zero
+    parts = [
+        jnp.zeros(1, f32),
+        jnp.ones(1, f32),
+        jax.nn.one_hot(s.phase, 4, dtype=f32),
+        _pad(ts[s.peeks]),
+        _pad(jax.nn.one_hot(s.last_peek, P, dtype=f32)),
+        _pad(ts[s.turns_each]),
+        _can_announce(p, s).astype(f32)[None],
+        jax.nn.one_hot(announcer, MAX_PLAYERS + 1, dtype=f32),
+        jax.nn.one_hot(jnp.where(over, -1, s.current), MAX_PLAYERS, dtype=f32),
+        _pad(jnp.where(over, own, 0.0)),
+        _pad(gs[s.scores]),
+        gs[s.game_index][None],
+    ]
+    return jnp.concatenate([x.reshape(-1) for x in parts])
+
+
+def _private(s: State, seat: jax.Array) -> jax.Array:
+    """``seat``'s private fields of the source: the cards it knows, its own vote."""
+    known = (s.peeks[seat] > 0) | (s.phase == rules.OVER)
+    seen = known[:, None] & jax.nn.one_hot(s.layout, C, dtype=bool)
+    own = jax.nn.one_hot(s.votes[seat], rules.NUM_SUSPECTS, dtype=jnp.float32)
+    return jnp.concatenate([seen.astype(jnp.float32).reshape(-1), own])
+
+
+def _source(p: Params, s: State) -> jax.Array:
+    """The scalar env's whole source vector (every seat's private fields, padded to MAX_PLAYERS seats)."""
+    rows = jax.vmap(lambda seat: _private(s, seat))(jnp.arange(p.num_players))
+    seen, own = rows[:, : P * C].reshape(p.num_players, P, C), rows[:, P * C :]
+    return jnp.concatenate([_public(p, s), _pad(seen).reshape(-1), _pad(own).reshape(-1)])
+
+
+def observe(p: Params, s: State, seat: jax.Array) -> jax.Array:
+    """``seat``'s observation, exactly the scalar env's."""
+    # the public fields and this seat's own private block: a seat's view never reads another's
+    return jnp.concatenate([_public(p, s), _private(s, seat)])[jnp.asarray(p.gather)[seat]]
+
+
+def state_vector(p: Params, s: State) -> jax.Array:
+    """The scalar env's ``state()`` vector."""
+    v = _source(p, s)[jnp.asarray(p.state_index)]
+    layout = jax.nn.one_hot(s.layout, C, dtype=jnp.float32).reshape(-1)
+    v = v.at[STATE_LAYOUT["layout"]].set(layout)
+    return v.at[STATE_LAYOUT["seen"]].set(_pad((s.peeks > 0).astype(jnp.float32)).reshape(-1))
+
+
+def hindsight(p: Params, s: State, seat: jax.Array) -> jax.Array:
+    """What the end-of-game reveal (the scalar ``outcome()``: the ``layout`` and its game's ``culprits``) shows
+    ``seat``: the card at each of the 12 positions (row 0 then row 1, as the rules number them: the positions
+    are the table's, the same for every seat), one-hot over the 12 cards each; then the culprit suspects (one
+    entry per suspect, 1 where it is a culprit: ties make several). The same for every seat; the positions
+    ``seat`` peeked at are in its observation already. Of a match (``num_games > 1``), the last game's. Read on
+    a finished game's state. A training target of belief heads only: never an input of a policy."""
+    del seat  # nothing in it is seat-relative
+    cards = jax.nn.one_hot(s.layout, C, dtype=jnp.float32).reshape(-1)
+    return jnp.concatenate([cards, culprits(p, s.layout).astype(jnp.float32)])
 
 
 def _own_blocks(full: np.ndarray) -> np.ndarray:
