@@ -68,15 +68,22 @@ def test_shipped_policy_files_act_as_the_zips_they_were_converted_from(name: str
 
 @pytest.mark.parametrize("name", sorted(n for n in SHIPPED if n.endswith("_rl")))
 def test_a_shipped_rl_policy_is_the_seed_its_spec_names_and_plays_as_it(name: str) -> None:
-    """``<game>_rl`` is the family and seed fixed before training: its spec names that seed's weights (same file,
-    same digest), it was trained on the rl track, and it chooses as that seed's own policy file does."""
+    """``<game>_rl`` is the family and seed fixed before training: it ships its own copy of that seed's weights (the
+    same tensors, the same digest, the same bytes as the seed's file in the repository's archive), it was trained on
+    the rl track, and it chooses as that seed's own policy file does."""
     env_name = SHIPPED[name]
-    folder = Path(__file__).resolve().parents[1] / "baselines" / "checkpoints"
+    root = Path(__file__).resolve().parents[1]
+    folder, seeds = root / "baselines" / "checkpoints", root / "docs" / "archive" / "seeds"
     spec = read_spec(folder / f"{env_name}_rl.json")
     chosen = spec["training"]["shipped"]
-    seed = read_spec(folder / f"{env_name}_rl_{chosen['family']}_seed{chosen['seed']}.json")
-    assert spec["weights"] == seed["weights"] and spec["training"]["config"]["track"] == "rl"
-    policy, own = make(name), PolicyFile(folder / f"{env_name}_rl_{chosen['family']}_seed{chosen['seed']}.json")
+    seed_file = seeds / f"{env_name}_rl_{chosen['family']}_seed{chosen['seed']}.json"
+    seed = read_spec(seed_file)
+    assert {k: v for k, v in spec["weights"].items() if k != "file"} == {
+        k: v for k, v in seed["weights"].items() if k != "file"
+    }
+    assert (folder / spec["weights"]["file"]).read_bytes() == (seeds / seed["weights"]["file"]).read_bytes()
+    assert spec["training"]["config"]["track"] == "rl"
+    policy, own = make(name), PolicyFile(seed_file)
     size, points = reference_points(env_name)
     for pt in points:
         obs = np.zeros(size, np.float32)

@@ -665,6 +665,7 @@ def run_sweep(
         "backend": "jax" if backends == {"jax"} else "scalar" if backends <= {"scalar"} else "mixed",
         "family": sweep.family,
         "config": config,
+        "fixes": sweep.fixes,
         "seeds": list(sweep.seeds),
         "published_seeds": list(rl.seeds),
         "steps": sweep.steps,
@@ -700,10 +701,10 @@ def render_sweep(r: dict[str, Any]) -> list[str]:
     if r.get("kind") == "ablation":
         head = (
             f"**Ablation** (family `{r['family']}`, `{r['config']}`): each row adds one part of the family's recipe "
-            f"to the row above, the last being the config as published; on seeds {r['seeds']} kept apart from the "
+            f"to the row above, the last being the family as first designed; on seeds {r['seeds']} kept apart from the "
             f"published seeds {r['published_seeds']}, {r['steps']:,} learner steps each, scored by the area under the "
-            "learning curve (AUC) at each table. The config was fixed from these rows before the published seeds "
-            f"trained. Regenerate: `parlour baselines --track ablation {r['env']}`."
+            "learning curve (AUC) at each table. The config is fixed from these rows before the published seeds "
+            f"train. Regenerate: `parlour baselines --track ablation {r['env']}`."
         )
     else:
         head = (
@@ -740,6 +741,14 @@ def render_sweep(r: dict[str, Any]) -> list[str]:
             f"Each point is a seed's win rate on {r['rows'][0]['point_games']} games; the last points' 95% intervals "
             f"({CLUSTER_METHOD}) are ±{np.mean(widths):.3f} on average (±{min(widths):.3f} to ±{max(widths):.3f}), so "
             "settings whose last points differ by less than that are not told apart by this sweep.",
+        ]
+    if r.get("kind") == "ablation" and r.get("fixes") and r["rows"] and tables:
+        reference = next((t for t in tables if t.endswith("_heuristic")), tables[-1])  # the heuristic's table
+        best = max(r["rows"], key=lambda row: row["tables"][reference]["auc"])
+        lines += [
+            "",
+            f"The family's config is fixed at the row with the largest AUC at the {reference} table, **{best['setting']}**"
+            f" (`{r['fixes']}`).",
         ]
     if missing:
         lines += ["", f"Not trained yet: {', '.join(missing)}."]

@@ -92,11 +92,14 @@ class SweepSpec:
     #: Learner steps of each sweep run (evaluated at ten points of it).
     steps: int = 200_000
     #: An ablation instead of a grid (``rl.ablation``): rung label -> every override of that rung, in order, each
-    #: rung adding one thing to the one above it (the last is the family's config as published: no override).
+    #: rung adding one thing to the one above it (the last is ``config`` as it is: no override).
     ladder: dict[str, list[str]] = field(default_factory=dict)
-    #: The family's config where it is not (yet) one of ``rl.algorithms``: a family's recipe is fixed from its
-    #: ablation before its published seeds train (empty: ``rl.algorithms[family]``).
+    #: The config swept or ablated where it is not one of ``rl.algorithms`` (an ablation's base: the family as first
+    #: designed; empty: ``rl.algorithms[family]``).
     config: str = ""
+    #: An ablation's outcome: the family's published config, fixed from the ablation's rows before its published
+    #: seeds train (the row with the largest area under its curve at the heuristic's table).
+    fixes: str = ""
 
 
 @dataclass
