@@ -259,3 +259,17 @@ def gather_index(
     if index.shape != (obs.size,):
         raise ValueError(f"the gather covers {index.shape[0]} entries of a {obs.size}-entry observation")
     return index
+
+
+def read_only(index: np.ndarray) -> np.ndarray:
+    """``index`` made read-only: a gather index shared between envs and calls (a game's observer caches one per seat
+    and table) must not be changed through any of them."""
+    index.flags.writeable = False
+    return index
+
+
+def written(size: int, write: Callable[[np.ndarray], None]) -> np.ndarray:
+    """A new zeroed ``float32`` vector of ``size`` entries, written by ``write`` (a game's from-scratch writer)."""
+    vector = np.zeros(size, np.float32)
+    write(vector)
+    return vector

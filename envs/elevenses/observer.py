@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from parlour.envs.elevenses import rules
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, rotated_entries
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, read_only, rotated_entries, written
 
 MAXP = rules.MAX_PLAYERS
 POS = MAXP + 1  # plates / Guilt cards: five seats and Mrs Lansdowne
@@ -371,17 +371,13 @@ def write_source(state: rules.ElevensesState, params: Params, vector: np.ndarray
 
 def source(state: rules.ElevensesState, params: Params) -> np.ndarray:
     """A new source vector of ``state``, written from scratch."""
-    vector = np.zeros(_SOURCE.size, np.float32)
-    write_source(state, params, vector)
-    return vector
+    return written(_SOURCE.size, lambda vector: write_source(state, params, vector))
 
 
 @cache
 def _gather(observer: int, n: int) -> np.ndarray:
     # made once per seat and table size (the env makes its own at set-up); read-only, as it is shared
-    index = observation_gather(observer, n)
-    index.flags.writeable = False
-    return index
+    return read_only(observation_gather(observer, n))
 
 
 def observe(state: rules.ElevensesState, seat: int, params: Params) -> np.ndarray:

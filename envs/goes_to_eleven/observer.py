@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from parlour.envs.goes_to_eleven import rules
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, read_only, written
 
 K = rules.NUM_KINDS
 MAXP = rules.MAX_PLAYERS
@@ -185,17 +185,13 @@ def write_source(state: rules.GoesToElevenState, params: Params, vector: np.ndar
 
 def source(state: rules.GoesToElevenState, params: Params) -> np.ndarray:
     """A new source vector of ``state``, written from scratch."""
-    vector = np.zeros(source_layout(params.max_piles).size, np.float32)
-    write_source(state, params, vector)
-    return vector
+    return written(source_layout(params.max_piles).size, lambda vector: write_source(state, params, vector))
 
 
 @cache
 def _gather(max_piles: int, observer: int, n: int) -> np.ndarray:
     # made once per seat, table size and pile count (the env makes its own at set-up); read-only, as it is shared
-    index = observation_gather(max_piles, observer, n)
-    index.flags.writeable = False
-    return index
+    return read_only(observation_gather(max_piles, observer, n))
 
 
 def observe(state: rules.GoesToElevenState, seat: int, params: Params) -> np.ndarray:

@@ -70,6 +70,18 @@ class Core(NamedTuple):
     settled: Callable[[Any, Any], Any] | None = None
 
 
+#: The :class:`Core` fields every core's module defines as module-level functions taking its ``Params`` first.
+CORE_FUNCTIONS = ("init", "step", "observe", "legal_mask", "state_vector", "hindsight")
+
+
+def bound(params: Any, module: Any) -> dict[str, Callable[..., Any]]:
+    """The :data:`CORE_FUNCTIONS` of a core's ``module``, each with its table's ``params`` bound first
+    (``functools.partial``): the :class:`Core` fields of a core written pgx-style, over a static parameters tuple."""
+    import functools
+
+    return {name: functools.partial(getattr(module, name), params) for name in CORE_FUNCTIONS}
+
+
 def unless_finished(state: Any, new: Any) -> Any:
     """``new`` where ``state``'s game is still on, else ``state`` unchanged and paying nothing: every core's step
     ends with it (a finished game's step changes nothing)."""

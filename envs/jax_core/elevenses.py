@@ -52,6 +52,7 @@ What differs structurally from the scalar implementation:
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -71,7 +72,7 @@ from parlour.envs.elevenses.env import (
     source_layout,
     state_layout,
 )
-from parlour.envs.jax_core import Core, unless_finished
+from parlour.envs.jax_core import Core, bound, unless_finished
 from parlour.envs.layout import state_from_source
 
 ENV_ID = "elevenses_v0"
@@ -345,12 +346,7 @@ def make_core(num_players: int = rules.DEFAULT_PLAYERS, *, max_turns: int | None
         num_actions=rules.NUM_ACTIONS,
         obs_size=OBS.size,
         state_size=STATE.size,
-        init=functools.partial(init, p),
-        step=functools.partial(step, p),
-        observe=functools.partial(observe, p),
-        legal_mask=functools.partial(legal_mask, p),
-        state_vector=functools.partial(state_vector, p),
-        hindsight=functools.partial(hindsight, p),
+        **bound(p, sys.modules[__name__]),
         hindsight_blocks=hindsight_blocks(p.num_players),
     )
 

@@ -41,6 +41,7 @@ What differs structurally from the scalar implementation:
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, NamedTuple
 
 import jax
@@ -49,7 +50,7 @@ import numpy as np
 
 from parlour.envs.goes_to_eleven import rules
 from parlour.envs.goes_to_eleven.env import VALUES, observation_gather, source_layout, state_layout
-from parlour.envs.jax_core import Core, pad_rows, unless_finished
+from parlour.envs.jax_core import Core, bound, pad_rows, unless_finished
 from parlour.envs.layout import state_from_source
 
 ENV_ID = "goes_to_eleven_v0"
@@ -162,12 +163,7 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         num_actions=p.num_actions,
         obs_size=p.obs_size,
         state_size=p.state_size,
-        init=functools.partial(init, p),
-        step=functools.partial(step, p),
-        observe=functools.partial(observe, p),
-        legal_mask=functools.partial(legal_mask, p),
-        state_vector=functools.partial(state_vector, p),
-        hindsight=functools.partial(hindsight, p),
+        **bound(p, sys.modules[__name__]),
         hindsight_blocks=hindsight_blocks(p.num_players),
     )
 

@@ -53,13 +53,14 @@ What differs structurally from the scalar implementation:
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from parlour.envs.jax_core import Core, pad_rows, unless_finished
+from parlour.envs.jax_core import Core, bound, pad_rows, unless_finished
 from parlour.envs.lady_alice import rules
 from parlour.envs.lady_alice.env import (
     ACCUSATION_ROW,
@@ -201,12 +202,7 @@ def build(env_id: str, num_players: int, max_turns: int | None, options: dict[st
         num_actions=NUM_ACTIONS,
         obs_size=p.obs_size,
         state_size=p.state_size,
-        init=functools.partial(init, p),
-        step=functools.partial(step, p),
-        observe=functools.partial(observe, p),
-        legal_mask=functools.partial(legal_mask, p),
-        state_vector=functools.partial(state_vector, p),
-        hindsight=functools.partial(hindsight, p),
+        **bound(p, sys.modules[__name__]),
         hindsight_blocks=hindsight_blocks(p.num_players),
         winners=functools.partial(winning_seats, p),
         # an early end is the same episode for the excluded seat only where the game's end is a scored termination

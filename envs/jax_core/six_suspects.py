@@ -26,14 +26,14 @@ What differs structurally from the scalar implementation:
 
 from __future__ import annotations
 
-import functools
+import sys
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from parlour.envs.jax_core import Core, pad_rows, unless_finished
+from parlour.envs.jax_core import Core, bound, pad_rows, unless_finished
 from parlour.envs.layout import state_from_source
 from parlour.envs.six_suspects import rules
 from parlour.envs.six_suspects.env import MAX_PLAYERS, SOURCE_LAYOUT, STATE_LAYOUT, observation_gather
@@ -135,12 +135,7 @@ def make_core(num_players: int = 4, *, max_turns: int | None = None, **options: 
         num_actions=rules.NUM_ACTIONS,
         obs_size=p.obs_size,
         state_size=p.state_size,
-        init=functools.partial(init, p),
-        step=functools.partial(step, p),
-        observe=functools.partial(observe, p),
-        legal_mask=functools.partial(legal_mask, p),
-        state_vector=functools.partial(state_vector, p),
-        hindsight=functools.partial(hindsight, p),
+        **bound(p, sys.modules[__name__]),
         hindsight_blocks=HINDSIGHT_BLOCKS,
     )
 

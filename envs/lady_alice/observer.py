@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from parlour.envs.lady_alice import rules
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_columns
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, read_only, relative_columns, written
 
 C = rules.NUM_CLUES
 MAXP = rules.MAX_PLAYERS
@@ -225,9 +225,7 @@ def _write_notes(v: np.ndarray, lay: Layout, g: rules.LadyAliceState, suspicions
 
 def source(state: rules.LadyAliceState, params: Params) -> np.ndarray:
     """A new source vector of ``state``, written from scratch."""
-    vector = np.zeros(source_layout(params.max_rounds).size, np.float32)
-    write_source(state, params, vector)
-    return vector
+    return written(source_layout(params.max_rounds).size, lambda vector: write_source(state, params, vector))
 
 
 @cache
@@ -235,9 +233,9 @@ def _gather(max_rounds: int, observer: int, n: int) -> np.ndarray:
     # The whole observation as one gather: the observer's head, then the public block as it lies in the source. Made
     # once per seat, table size and round count; read-only, as it is shared.
     src = source_layout(max_rounds)
-    index = np.concatenate((observation_gather(max_rounds, observer, n), np.arange(src[FIRST_PUBLIC].start, src.size)))
-    index.flags.writeable = False
-    return index
+    return read_only(
+        np.concatenate((observation_gather(max_rounds, observer, n), np.arange(src[FIRST_PUBLIC].start, src.size)))
+    )
 
 
 def observe(state: rules.LadyAliceState, seat: int, params: Params) -> np.ndarray:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, relative_rows
+from parlour.envs.layout import Field, Layout, gather_index, one_hot_entries, read_only, relative_rows, written
 from parlour.envs.six_suspects import GAME, rules
 
 MAX_PLAYERS = GAME.max_players
@@ -171,17 +171,13 @@ def write_source(state: rules.SixSuspectsState, params: Params, vector: np.ndarr
 
 def source(state: rules.SixSuspectsState, params: Params) -> np.ndarray:
     """A new source vector of ``state``, written from scratch."""
-    vector = np.zeros(SOURCE_LAYOUT.size, np.float32)
-    write_source(state, params, vector)
-    return vector
+    return written(SOURCE_LAYOUT.size, lambda vector: write_source(state, params, vector))
 
 
 @cache
 def _gather(observer: int, n: int) -> np.ndarray:
     # made once per seat and table size (the env makes its own at set-up); read-only, as it is shared
-    index = observation_gather(observer, n)
-    index.flags.writeable = False
-    return index
+    return read_only(observation_gather(observer, n))
 
 
 def observe(state: rules.SixSuspectsState, seat: int, params: Params) -> np.ndarray:
