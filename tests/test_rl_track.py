@@ -399,3 +399,47 @@ def test_curves_only_recomputes_the_stored_curves_from_the_runs_evaluations(tmp_
         k: v for k, v in json.loads(stored.read_text()).items() if k not in ("curves", "figure")
     }
     assert (tmp_path / "BASELINES.md").is_file()
+
+
+def test_a_jitted_family_of_another_budget_is_rendered_with_its_budget_and_where_its_points_were_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_run: tuple[str, ...], jax_tiny: tuple[str, ...]
+) -> None:
+    """The rl track's third family (``trainer: jax``, ``train.eval_backend: jax``) beside an SB3 family: each family's
+    own budget is said, its curve has only the tables its periodic evaluations played (no batched expert), and the
+    page says its points were played on the JAX core's deals, not the deal set's."""
+    pytest.importorskip("jax")
+    folder = tmp_path / "configs" / "six_suspects"
+    folder.mkdir(parents=True)
+    three = "eval.opponents=[random,six_suspects_heuristic,six_suspects_expert]"
+    sb3 = load_config(ROOT / "configs" / "six_suspects" / "rl.yaml", [*tiny_run, three, "opponents=[random]"])
+    (folder / "ppo.yaml").write_text(to_yaml(sb3))
+    jitted = load_config(
+        ROOT / "configs" / "six_suspects" / "rl_jax.yaml",
+        [*jax_tiny, "eval.opponents=[random,six_suspects_heuristic]", "train.eval_backend=jax"],
+    )
+    (folder / "jaxppo.yaml").write_text(to_yaml(jitted))
+    (folder / "baselines.yaml").write_text(
+        f"env: {ENV}\nconfig: configs/six_suspects/ppo.yaml\nscenarios: test\nseeds: [0]\n"
+        "skip_bots: [search, six_suspects_oracle]\n"
+        "rl:\n  algorithms: {ppo: configs/six_suspects/ppo.yaml, jaxppo: configs/six_suspects/jaxppo.yaml}\n"
+        "  seeds: [0]\n  shipped_algorithm: ppo\n  shipped_seed: 0\n  cross_play_deals: 1\n"
+    )
+    sc = scenarios.Scenario(ENV, 4, ("random", "six_suspects_heuristic", "six_suspects_expert"), deals=2)
+    monkeypatch.setitem(scenarios.SCENARIO_SETS, "test", {ENV: sc})
+    folder_out = tmp_path / "checkpoints"
+    tracks.regenerate(
+        "rl", None, train_models=True, progress=False, jobs=1, root=tmp_path, folder=folder_out,
+        figures=tmp_path / "figures",
+    )  # fmt: skip
+    r = json.loads(rl_track.results_path(ENV, folder_out).read_text())
+    curves = r["curves"]["families"]
+    assert curves["ppo"]["backend"] == "scalar" and curves["jaxppo"]["backend"] == "jax"
+    assert set(curves["ppo"]["tables"]) == {"random", "six_suspects_heuristic", "six_suspects_expert"}
+    assert set(curves["jaxppo"]["tables"]) == {"random", "six_suspects_heuristic"}
+    assert curves["jaxppo"]["tables"]["random"]["steps"] == [0, 256, 512]
+    text = (tmp_path / "BASELINES.md").read_text()
+    assert "Budgets, in learner steps a seed: `ppo` 256, `jaxppo` 512." in text
+    assert "The points of `jaxppo` were played inside the jitted trainer" in text
+    assert "| jaxppo | six_suspects_expert |" not in text and "| ppo | six_suspects_expert |" in text
+    assert "A 0.00256M-step budget a seed (ten times the smallest)" in text
+    assert (tmp_path / "figures" / f"{ENV}_rl_learning_curves.png").stat().st_size > 0

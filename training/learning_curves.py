@@ -114,9 +114,11 @@ def plot(
     out: Path,
     title: str = "",
     budget: float | None = None,
+    log_from: float | None = None,
 ) -> Path:
     """One figure, one panel per table: each algorithm's IQM curve with its seed band (``panels[table][algorithm]``
-    is a :func:`summary`), and each reference level at that table (``levels[bot][table]``) as a dashed line."""
+    is a :func:`summary`), and each reference level at that table (``levels[bot][table]``) as a dashed line. With
+    ``log_from``, the step axis is linear up to it and logarithmic beyond (matplotlib's ``symlog``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -134,6 +136,8 @@ def plot(
                 ax.axhline(at[table], linestyle="--", linewidth=1, color="grey")
                 ax.annotate(bot, (0, at[table]), textcoords="offset points", xytext=(2, 2), fontsize=8, color="grey")
         ax.set(xlabel="learner steps", title=f"at the {table} table", ylim=(0, 1))
+        if log_from is not None:
+            ax.set_xscale("symlog", linthresh=log_from)
         if budget is not None:
             ax.set_xlim(0, budget)
         ax.grid(alpha=0.3)

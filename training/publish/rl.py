@@ -203,9 +203,13 @@ def curves_report(
         out["families"][family] = {
             "budget": cfg.train.total_timesteps,
             "points_games": cfg.eval.periodic_games,
+            # where the periodic points were played: the scalar env on the deal set's first deals, or the JAX core
+            # against the batched bots on deals of its own key (train.eval_backend: jax; no expert there)
+            "backend": cfg.train.eval_backend,
             "tables": {
                 table: summary(read_runs(folders, table), cfg.train.total_timesteps, level)
                 for table, level in levels.items()
+                if table in cfg.eval.opponents
             },
         }
     return out
@@ -218,8 +222,8 @@ def plot_curves(report: dict[str, Any], out: Path) -> Path | None:
     curves = report["curves"]["families"]
     if not curves:
         return None
-    tables = list(next(iter(curves.values()))["tables"])
-    panels = {t: {family: c["tables"][t] for family, c in curves.items()} for t in tables}
+    tables = list(dict.fromkeys(t for c in curves.values() for t in c["tables"]))
+    panels = {t: {family: c["tables"][t] for family, c in curves.items() if t in c["tables"]} for t in tables}
     names = report["levels"]["names"]
     levels = {names[k]: report["levels"][k] for k in ("heuristic", "expert")}
     return plot(
@@ -228,7 +232,14 @@ def plot_curves(report: dict[str, Any], out: Path) -> Path | None:
         out,
         title=f"{report['env']}: rl track, win rate at each table over the budget",
         budget=max(c["budget"] for c in curves.values()),
+        # families of budgets far apart (1M and 20M steps): a linear axis would squeeze the shorter into a corner
+        log_from=min(c["budget"] for c in curves.values()) // 10 if _budgets_apart(curves) else None,
     )
+
+
+def _budgets_apart(curves: dict[str, Any]) -> bool:
+    budgets = [c["budget"] for c in curves.values()]
+    return max(budgets) >= 4 * min(budgets)
 
 
 def evaluate(
@@ -405,13 +416,18 @@ def render(r: dict[str, Any]) -> list[str]:
     stats = {name: seed_stats(r, f["labels"], opponents) for name, f in families.items()}
     cells = {(m["policy"], m["opponent"]): m for m in r["matchups"]}
     trained_labels = {label for f in families.values() for label in f["labels"]}
-    budget = max(f["budget"] for f in families.values())
+    budgets = {name: f["budget"] for name, f in families.items()}
+    budget_text = (
+        f"Budget: {next(iter(budgets.values())):,} learner steps a seed."
+        if len(set(budgets.values())) == 1
+        else "Budgets, in learner steps a seed: " + ", ".join(f"`{n}` {b:,}" for n, b in budgets.items()) + "."
+    )
     lines = [
         "### rl track: learned from the environment alone",
         "",
         "Each family learns from the environment only -- its observation, its action mask and the game's outcome as the "
         "reward: no imitation, no feature set derived from a bot or from the rules, no reward computed from hidden "
-        f"state. Budget: {budget:,} learner steps a seed. "
+        f"state. {budget_text} "
         + " ".join(
             f"`{name}` (`{f['config']}`) trains against {', '.join(f['opponents'])}; seeds {f['seeds']}"
             + _in_games(f)
@@ -462,7 +478,7 @@ def render(r: dict[str, Any]) -> list[str]:
         lines += [
             f"**Sample efficiency** ({CURVE_METHOD}; each point on the first games of the deal set, the same for every "
             f"seed). The level is {h}'s own win rate at that table; AUC and steps to it are re-read from the stored "
-            "curves when this page is rendered.",
+            "curves when this page is rendered." + _jax_points(curves),
             "",
             "| family | table | AUC | steps to the heuristic's level | IQM at the last point |",
             "|---|---|---:|---:|---:|",
@@ -487,13 +503,36 @@ def render(r: dict[str, Any]) -> list[str]:
     lines += [
         f"Wall-clock time on our 2-core machine (one run per core): training {hours}; this evaluation "
         f"{minutes(r['evaluation_seconds'])}, the cross-play table {minutes(r['cross_play_seconds'])}. "
-        "A 10M-step budget a seed (ten times this one) fits a Ray cluster: `trainer: rllib` with "
-        "`train.total_timesteps=10000000` and `rllib.ray_address` set runs the same config there.",
+        + _ray_sentence(budgets),
         "",
     ]
     if r.get("notes"):
         lines += [*r["notes"], ""]
     return lines
+
+
+def _jax_points(curves: dict[str, Any]) -> str:
+    """Which families' curve points were played on the JAX core (``train.eval_backend: jax``), said beside the
+    curve table: the same game, other deals, and no expert (it has no batched version)."""
+    jax = [name for name, c in curves.items() if c.get("backend") == "jax"]
+    if not jax:
+        return ""
+    return (
+        f" The points of {', '.join(f'`{n}`' for n in jax)} were played inside the jitted trainer "
+        "(`train.eval_backend: jax`): on the game's JAX core against the batched bots, each deal once per seat, on "
+        "deals drawn from the run's own key rather than the deal set -- the same game and tables, other deals -- and "
+        "not at the expert's table, which has no batched bot."
+    )
+
+
+def _ray_sentence(budgets: dict[str, int]) -> str:
+    """Where a ten-times budget of the smallest family fits (a Ray cluster, the same config)."""
+    small = min(budgets.values())
+    which = "this one" if len(set(budgets.values())) == 1 else "the smallest"
+    return (
+        f"A {10 * small / 1e6:g}M-step budget a seed (ten times {which}) fits a Ray cluster: `trainer: rllib` with "
+        f"`train.total_timesteps={10 * small}` and `rllib.ray_address` set runs the same config there."
+    )
 
 
 def _in_games(f: dict[str, Any]) -> str:
