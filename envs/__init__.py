@@ -165,9 +165,23 @@ def replay(record: dict[str, Any]) -> ParlourEnv[Any]:
             raise ValueError(f"{where}: {mine.get('message', 'illegal action')}")
         if "text" in step and step["text"] != (text := env.decode_action(action)):
             raise ValueError(f"{where}: text {_shown(step['text'])} is recorded, but action {action} is {text!r}")
+    if "forfeit" in record:
+        _replay_forfeit(env, record["forfeit"])
     if "outcome" in record and env.final_outcome != record["outcome"]:
         raise ValueError("replay: the outcome differs from the record's")
     return env
+
+
+def _replay_forfeit(env: ParlourEnv[Any], forfeit: Any) -> None:
+    """A record's ``forfeit`` (``{"seat": S}``): the seat to act after the last move forfeited the game."""
+    seat = forfeit.get("seat") if isinstance(forfeit, Mapping) else None
+    if not isinstance(seat, int) or not _is_int(seat) or not 0 <= seat < env.num_players:
+        raise ValueError(f"replay: forfeit must be an object with the seat that forfeited, not {_shown(forfeit)}")
+    if env.game_over:
+        raise ValueError("replay: forfeit: the game is over before the forfeit")
+    if env.agent_selection != env.possible_agents[seat]:
+        raise ValueError(f"replay: forfeit: seat {seat} is recorded, but {env.agent_selection} is to act")
+    env.forfeit("replayed from a record")
 
 
 def __getattr__(name: str) -> Any:

@@ -1,7 +1,7 @@
 """Reusable checks for any Parlour environment (and for users' own envs built on :class:`ParlourEnv`).
 
 - :func:`hidden_information_audit`: redraws everything hidden from an agent and asserts that nothing it is shown
-  (observation, mask, infos, perspective text, mid-game rewards, and the final infos and reward when the acting seat
+  (observation, mask, infos, perspective text, the whole prompt of :mod:`parlour.envs.text`, mid-game rewards, and the final infos and reward when the acting seat
   is penalised for an illegal action) changes; that the redraw really changes hidden state in a good share of cases;
   and that a change of what the agent *can* know does change its observation.
 - :func:`fuzz`: many seeded random games, checking the game's invariants and the API's promises at every step,
@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from parlour.envs import text
 from parlour.envs.core import ILLEGAL_PENALIZE, ParlourEnv
 
 EnvFactory = Callable[[], ParlourEnv[Any]]
@@ -43,13 +44,15 @@ def random_decision_points(env: ParlourEnv[Any], rng: np.random.Generator, seed:
         env.step(_random_action(env, rng))
 
 
-def _views(env: ParlourEnv[Any], agent: str) -> tuple[bytes, bytes, str, str]:
+def _views(env: ParlourEnv[Any], agent: str) -> tuple[bytes, bytes, str, str, str]:
     obs = env.observe(agent)
     return (
         obs["observation"].tobytes(),
         obs["action_mask"].tobytes(),
         repr(env.infos.get(agent)),
         env.render_text(perspective=agent),
+        # the whole prompt a language agent reads (its view, legal action names, answer format): parlour.envs.text
+        text.prompt(env, agent, rules=False),  # (the rules in brief are the same text for every state)
     )
 
 
@@ -79,8 +82,8 @@ def hidden_information_audit(
     """Audit that no agent's view depends on what is hidden from it.
 
     At every ``every``-th decision point of ``games`` seeded random games, for every live agent, draw
-    ``samples`` resampled copies (``resample_hidden``) and assert that the agent's observation, mask, infos and
-    perspective text are byte-identical, that what it knows is kept, and that the copy satisfies the game's
+    ``samples`` resampled copies (``resample_hidden``) and assert that the agent's observation, mask, infos,
+    perspective text and prompt (:func:`parlour.envs.text.prompt`) are byte-identical, that what it knows is kept, and that the copy satisfies the game's
     invariants. The share of copies whose hidden part changed must reach ``min_hidden_change_share`` (a
     resampler that returns the truth fails). In the true and one resampled world, the acting seat (this agent or
     another) then plays the same illegal action under ``illegal_action="penalize"``: this agent's final infos and
@@ -106,7 +109,7 @@ def hidden_information_audit(
                     where = f"{point}, game seed {seed + g}, decision {i}, {agent}"
                     new = _views(copy, agent)
                     for name, a, b in zip(
-                        ("observation", "action mask", "infos", "text view"), views, new, strict=False
+                        ("observation", "action mask", "infos", "text view", "prompt"), views, new, strict=True
                     ):
                         assert a == b, f"hidden information leaks into the {name} of {where}"
                     known2, hidden2 = copy.private_knowledge(agent)

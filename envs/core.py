@@ -44,6 +44,12 @@ _EPISODE_ATTRIBUTES = frozenset(
 RESET_OPTIONS = ("game_seed",)
 
 
+def normalise_name(text: str) -> str:
+    """An action name as :meth:`ParlourEnv.parse_action` compares it: case-folded, runs of whitespace made one space,
+    none at either end (``"  Peek   DENISE, bottom card "`` reads as ``"peek denise, bottom card"``)."""
+    return " ".join(text.casefold().split())
+
+
 #: Seeds ``reset(seed=...)`` takes: ``None`` or an integer in ``[0, SEED_LIMIT)`` (the range of ``train.seed``).
 SEED_LIMIT = 2**63
 
@@ -204,6 +210,8 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self._over = True
         self._started = False
         self._history: list[tuple[int, int]] = []
+        #: The seat that forfeited the game (``forfeit``), if one did.
+        self._forfeited: int | None = None
         self._rewards_dirty = False
 
     # ------------------------------------------------------------------------------------ game hooks
@@ -310,6 +318,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._history = []
+        self._forfeited = None
         self._rewards_dirty = False
         self._replayable = game_seed is not None
         self._over = False
@@ -393,6 +402,48 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         agent = self.agent_selection if agent is None else agent
         return [int(a) for a in np.flatnonzero(self.observe(agent)["action_mask"])]
 
+    # ------------------------------------------------------------------------------------ named actions
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        """Every action's stable, human-readable name at this table (index = action id): the game's
+        :meth:`decode_action` text, which depends on the table (players, rule keywords), never on the state. Names
+        are unique after :func:`normalise_name`; a game whose names collide is refused here (a bug in the game)."""
+        names: tuple[str, ...] | None = getattr(self, "_action_names", None)
+        if names is None:
+            names = tuple(self.decode_action(a) for a in range(self.num_actions))
+            index: dict[str, int] = {}
+            for a, name in enumerate(names):
+                key = normalise_name(name)
+                if key in index:
+                    raise AssertionError(
+                        f"{self.metadata['name']}: actions {index[key]} and {a} share the name {name!r}; action names "
+                        "must be unique"
+                    )
+                index[key] = a
+            self._action_names, self._name_index = names, index
+        return names
+
+    def parse_action(self, text: str) -> int:
+        """The action id that ``text`` names (case and whitespace aside: :func:`normalise_name`), whether or not it is
+        legal now; a text that names no action at this table is a ``ValueError``. The message names no legal action:
+        those can depend on the acting seat's hand, and whoever asks need not be that seat."""
+        if not isinstance(text, str):
+            raise ValueError(f"an action name is a string; got {type(text).__name__} {text!r}")
+        self.action_names  # noqa: B018 -- builds the index on first use
+        found = self._name_index.get(normalise_name(text))
+        if found is None:
+            shown = text if len(text) <= 60 else text[:57] + "..."
+            raise ValueError(
+                f"{shown!r} names no action of {self.metadata['name']} (names are as legal_action_names() gives them; "
+                "case and spacing aside)"
+            )
+        return found
+
+    def legal_action_names(self, agent: str | None = None) -> list[str]:
+        """The names of ``agent``'s legal actions now (default: the acting agent's), in action-id order."""
+        names = self.action_names
+        return [names[a] for a in self.legal_actions(agent)]
+
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self._over:
@@ -454,7 +505,8 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         raise ValueError(f"illegal action {action!r} for {agent}: {reason}; legal actions: {self._named_legal()}")
 
     def _named_legal(self) -> str:
-        return ", ".join(f"{x} ({self.decode_action(x)})" for x in np.flatnonzero(self._mask).tolist())
+        names = self.action_names
+        return ", ".join(f"{x} ({names[x]})" for x in np.flatnonzero(self._mask).tolist())
 
     def _illegal(self, agent: str, action: int, mask: np.ndarray) -> None:
         """An integer that is not a legal action of ``agent``: raise, or end the game with the penalty."""
@@ -465,6 +517,25 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         message = f"illegal action {action} ({text}) for {agent}; legal actions: {self._named_legal()}"
         if self.illegal_action == ILLEGAL_RAISE:
             raise ValueError(message)
+        told = {"agent": agent, "action": action, "message": message, "legal": np.flatnonzero(mask).tolist()}
+        self._penalise(agent, "illegal_action", told)
+
+    def forfeit(self, reason: str) -> None:
+        """The acting agent forfeits (a language agent whose answers were refused too often, say): the game ends as an
+        illegal action ends it under ``illegal_action="penalize"``, whatever that keyword is -- ``illegal_reward`` to
+        the agent, nothing to the others, a termination. Every seat's outcome says who forfeited; ``reason`` reaches
+        that agent's infos alone. A record of the game keeps the forfeit, and :func:`parlour.envs.replay` replays it."""
+        if not self._started or self._over:
+            raise ValueError("forfeit(): no game is on (call reset(), or the game is over)")
+        if not isinstance(reason, str):
+            raise ValueError(f"forfeit(): the reason is a string; got {type(reason).__name__}")
+        agent = self.agent_selection
+        self._forfeited = self._seat[agent]
+        self._penalise(agent, "forfeit", {"agent": agent, "reason": reason})
+
+    def _penalise(self, agent: str, key: str, told: dict[str, Any]) -> None:
+        """End the game with ``illegal_reward`` for ``agent``: the outcome names it under ``key``; ``told`` goes to its
+        infos alone."""
         if self._rewards_dirty:
             for a in self.agents:
                 self.rewards[a] = 0.0
@@ -475,18 +546,17 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
         self._add_rewards(penalty)
         # Only the offender hears what it did wrong and what it could have done (its legal actions can name its
         # hand): the outcome every seat gets says who offended, nothing more.
-        told = {"agent": agent, "action": action, "message": message, "legal": np.flatnonzero(mask).tolist()}
-        self._finish(truncated=False, offender=agent)
-        self.infos[agent]["illegal_action"] = told
+        self._finish(truncated=False, offender=(key, agent))
+        self.infos[agent][key] = told
 
-    def _finish(self, truncated: bool, offender: str | None = None) -> None:
+    def _finish(self, truncated: bool, offender: tuple[str, str] | None = None) -> None:
         outcome = self.outcome()
         outcome["truncated"] = truncated
         if self.cap_scores and self.scored_cap_terminates:
             # the cap's end is a termination here: the outcome still says whether the cap ended the game
             outcome["capped"] = bool(getattr(self.game, "truncated", False))
         if offender is not None:
-            outcome["illegal_action"] = {"agent": offender}
+            outcome[offender[0]] = {"agent": offender[1]}
         self._final_outcome = outcome
         self._over = True
         for a in self.agents:
@@ -600,6 +670,7 @@ class ParlourEnv(AECEnv, ABC, Generic[S]):
                 {"seat": s, "agent": self.possible_agents[s], "action": a, "text": self.decode_action(a)}
                 for s, a in self._history
             ],
+            **({} if self._forfeited is None else {"forfeit": {"seat": self._forfeited}}),
             "outcome": copy.deepcopy(self._final_outcome),
         }
 
