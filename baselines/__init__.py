@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parlour.baselines.base import MIXED_PREFIX, MixedTable, Policy, RandomPolicy, Table
+from parlour.baselines.base import CHAT_PREFIX, MIXED_PREFIX, TEXT_PREFIX, MixedTable, Policy, RandomPolicy, Table
 from parlour.baselines.registry import GAME_SPECS, game_name, game_spec
 from parlour.baselines.search import DeterminizedSearch
 from parlour.baselines.spec import GameSpec
@@ -81,7 +81,8 @@ def renamed(spec: str) -> str:
 OTHER_SPECS = (
     "a policy file (NAME.json beside NAME.safetensors), or module:NAME or path/to/file.py:NAME naming a class or "
     "instance with act(observation, action_mask, rng), or a function act(observation, action_mask, rng); as an "
-    "opponent, mixed:A+B+C (a table of several policies, seat-rotated)"
+    "opponent, mixed:A+B+C (a table of several policies, seat-rotated); a language agent: chat:MODEL@BASE_URL (an "
+    "OpenAI-compatible endpoint) or text:module:NAME / text:path/to/file.py:NAME (a function prompt -> answer)"
 )
 #: What ``module:NAME`` and ``file.py:NAME`` may name, for the messages that refuse anything else.
 ACCEPTED_OBJECTS = (
@@ -173,6 +174,10 @@ def resolve(
     *content* beyond importing what it names. The policy's name in tables is its own ``name`` for a
     :class:`~parlour.baselines.base.Policy`, else ``label`` (default :func:`short_label` of the spec).
 
+    ``chat:MODEL@BASE_URL[?temperature=…&max_tokens=…&timeout=…&retries=…]`` and ``text:module:NAME`` /
+    ``text:path/to/file.py:NAME`` name language agents (:mod:`parlour.baselines.language`), which read the seat's
+    prompt and answer it.
+
     ``mixed:A+B+C`` names a table of several policies (:class:`~parlour.baselines.base.MixedTable`): an opponent
     whose members fill the other seats in turn, rotated by deal; it does not act itself. ``mixed:`` is reserved: a
     module named ``mixed`` cannot be named as ``mixed:NAME``."""
@@ -190,6 +195,8 @@ def resolve(
                 for m in members
             ]
         )
+    if spec.startswith((CHAT_PREFIX, TEXT_PREFIX)):  # a language agent: it reads the seat's prompt
+        return _language_policy(spec, label)
     names = available(env_name)
     spec = renamed(spec)
     if spec in BOTS or spec in SHIPPED:
@@ -332,6 +339,46 @@ class _External(Policy):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_reload, self.source)
+
+
+def _language_policy(spec: str, label: str | None) -> Policy:
+    """``chat:MODEL@BASE_URL[?…]`` or ``text:module:NAME`` / ``text:path/to/file.py:NAME`` as a
+    :class:`~parlour.baselines.language.LanguagePolicy` (one line for a malformed spec)."""
+    from parlour.baselines.language import LanguagePolicy, chat_client
+
+    if spec.startswith(CHAT_PREFIX):
+        try:
+            client = chat_client(spec)
+        except ValueError as exc:
+            raise UnknownPolicyError(str(exc)) from None
+        return LanguagePolicy(client, name=label or f"chat:{client.model}")
+    inner = spec[len(TEXT_PREFIX) :]
+    left, _, attr = inner.rpartition(":")
+    from_file = left.endswith(".py")
+    if not _dotted(attr) or not (from_file or _dotted(left)):
+        raise UnknownPolicyError(
+            f"policy {spec!r} is neither text:module:NAME nor text:path/to/file.py:NAME (NAME: a function prompt -> "
+            "answer)"
+        )
+    obj, _, owner, sep = _import_owner(inner, left, from_file)
+    for part in attr.split("."):
+        value = getattr(obj, part, _MISSING)
+        if value is _MISSING:
+            raise UnknownPolicyError(f"policy {spec!r}: {owner} has no attribute {part!r}")
+        obj, owner, sep = value, f"{owner}{sep}{part}", "."
+    problem = "is not callable" if not callable(obj) else _text_call_problem(obj)
+    if problem:
+        raise UnknownPolicyError(f"policy {spec!r}: {owner} {problem}; a text agent is a function prompt -> answer")
+    return LanguagePolicy(obj, name=label or short_label(spec))
+
+
+def _text_call_problem(fn: Any) -> str | None:
+    """Why ``fn(prompt)`` is not a text agent's call, from its signature alone (``None``: it is)."""
+    try:
+        inspect.signature(fn).bind("prompt")
+    except (TypeError, ValueError) as exc:
+        return f"cannot be called with one prompt ({exc})"
+    return None
 
 
 def _import_policy(spec: str, env_name: str, label: str | None = None) -> Policy:

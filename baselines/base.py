@@ -128,6 +128,10 @@ class FeatureReadout(Policy):
 
 #: The policy-spec prefix of a mixed table: ``mixed:A+B+C`` (:class:`MixedTable`).
 MIXED_PREFIX = "mixed:"
+#: Policy-spec prefixes of language agents (:mod:`parlour.baselines.language`): a model behind an OpenAI-compatible
+#: endpoint, and a function ``prompt -> answer`` of your own.
+CHAT_PREFIX = "chat:"
+TEXT_PREFIX = "text:"
 
 
 class MixedTable(Policy):

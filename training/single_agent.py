@@ -222,6 +222,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             policy = self.seats[aec.possible_agents.index(agent)]
             assert policy is not None
             action = policy.act_with_env(aec, agent, self._rng)  # observes and acts, unless the policy needs more
+            if aec.game_over:  # it ended the game itself (a language agent that forfeited)
+                break
             aec.step(action)
 
     def _obs(self) -> np.ndarray:

@@ -51,14 +51,42 @@ def play_game(env: ParlourEnv[Any], seats: Sequence[Policy], seed: int, rng: np.
         decisions[agent] += 1
         if policy.needs_env:
             action = policy.act_with_env(env, agent, rng)
+            if env.game_over:  # the policy ended the game itself (a language agent that forfeited)
+                continue
         else:
             action = policy.act(obs["observation"], obs["action_mask"], rng)
         env.step(action)
-    return {
+    result: dict[str, Any] = {
         "rewards": [totals[a] for a in env.possible_agents],
         "decisions": [decisions[a] for a in env.possible_agents],
         "outcome": outcome,
     }
+    exchanges = _exchanges(env, seats)
+    if exchanges is not None:
+        result["exchanges"] = exchanges
+        result["agents"] = _agent_summaries(env, seats, exchanges)
+    return result
+
+
+def _exchanges(env: ParlourEnv[Any], seats: Sequence[Policy]) -> list[dict[str, Any]] | None:
+    """The prompts and answers of the language agents at the table in the game just played (``None``: none sat)."""
+    talkers = list({id(p): p for p in seats if hasattr(p, "take_exchanges")}.values())
+    if not talkers:
+        return None
+    found = [e for p in talkers for e in p.take_exchanges(env)]
+    order = {a: i for i, a in enumerate(env.possible_agents)}
+    return sorted(found, key=lambda e: order[e["agent"]]) if len(talkers) > 1 else found
+
+
+def _agent_summaries(
+    env: ParlourEnv[Any], seats: Sequence[Policy], exchanges: list[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Per language-agent seat: its requests, refused answers, tokens and latency in this game."""
+    out = {}
+    for agent, policy in zip(env.possible_agents, seats, strict=True):
+        if hasattr(policy, "game_summary"):
+            out[agent] = policy.game_summary([e for e in exchanges if e["agent"] == agent])
+    return out
 
 
 def save_record(
@@ -153,8 +181,10 @@ def play_planned(
     for i in indices:
         for k, game in enumerate(plan(i)):
             result = play_game(env, game.seats, game.deal, np.random.default_rng(list(game.draws)))
+            # the prompts and answers go to the game's record only (the results keep each agent's counts)
+            talk = {"exchanges": result.pop("exchanges"), "agents": result["agents"]} if "exchanges" in result else {}
             if game.record is not None:
-                save_record(env, game.record, [p.name for p in game.seats], overwrite=game.replace)
+                save_record(env, game.record, [p.name for p in game.seats], talk, overwrite=game.replace)
             out.append((i, k, result))
             if progress is not None:
                 progress.update(1)

@@ -50,6 +50,8 @@ class Matchup:
     table: list[list[bool]] = field(default_factory=list)
     #: For every game, the decisions the policy's seat took (its steps, as a learner in that seat counts them).
     decisions: list[int] = field(default_factory=list)
+    #: For every game where the policy is a language agent: its requests, refused answers, tokens and latency.
+    talk: list[dict[str, Any]] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         n = len(self.wins)
@@ -77,7 +79,21 @@ class Matchup:
             "per_seat": per_seat,
             "deal_wins": deal_wins,
             **({"mean_decisions": float(np.mean(self.decisions))} if self.decisions else {}),
+            **({"language_agent": language_summary(self.talk)} if self.talk else {}),
         }
+
+
+def language_summary(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """A language agent's costs over a matchup's games (each :meth:`LanguagePolicy.game_summary`): totals, and per
+    game the mean requests, refused answers and tokens (``None`` where the agent reported none)."""
+    n = len(games)
+    out: dict[str, Any] = {"games": n, "forfeits": sum(bool(g.get("forfeited")) for g in games)}
+    for key in ("requests", "invalid", "prompt_tokens", "completion_tokens", "latency_s"):
+        values = [g[key] for g in games]
+        total = None if any(v is None for v in values) else float(sum(values))
+        out[key] = total
+        out[f"{key}_per_game"] = None if total is None else total / n
+    return out
 
 
 def play_matchup(
@@ -121,6 +137,10 @@ def play_matchup(
         result.seats.append(seat)
         result.deals.append(d)
         result.decisions.append(int(game["decisions"][seat]))
+        talk = game.get("agents", {}).get(env.possible_agents[seat])
+        if talk is not None:
+            forfeited = game["outcome"].get("forfeit", {}).get("agent") == env.possible_agents[seat]
+            result.talk.append(talk | {"forfeited": forfeited})
     return result
 
 

@@ -1,0 +1,221 @@
+"""Language agents at a Parlour table: any ``prompt -> answer`` callable as a policy, and a client for any
+OpenAI-compatible chat endpoint (OpenAI, vLLM, llama.cpp's server, Ollama, …).
+
+A :class:`LanguagePolicy` plays wherever a policy plays (``parlour benchmark``, ``evaluate``, ``match``, ratings,
+an opponent in training): at each of its decisions it reads the seat's prompt (:func:`parlour.envs.text.prompt`: the
+rules in brief, the seat's view, its legal actions by name, the answer format), asks its agent, and reads the answer
+(:func:`parlour.envs.text.read_answer`). A refused answer is re-asked with the reason, ``retries`` times (default 1);
+then it forfeits the game (the default, as Kaggle's Game Arena does) or plays a random legal move
+(``on_invalid="random"``, drawn from the game's generator). Every exchange -- prompt, answer, whether it was accepted
+and why not, latency, tokens -- is kept and handed to the game's record (``exchanges``), so a benchmark's records are a
+dataset to train on; :meth:`LanguagePolicy.game_summary` gives the per-game counts the evaluation tables report.
+
+Each decision is one stateless request (the system message and the prompt): the prompt carries the seat's whole view,
+history included, so no chat history is needed, and a game replays from its record alone.
+
+Named as a policy spec:
+
+- ``chat:MODEL@BASE_URL`` -- a model behind an OpenAI-compatible endpoint, with settings after ``?``:
+  ``chat:qwen2.5-7b@http://127.0.0.1:8000/v1?temperature=0.2&max_tokens=64&timeout=30&retries=2``. The key is read
+  from the environment variable ``OPENAI_API_KEY`` (a local server needs none), never from the spec.
+- ``text:module:NAME`` or ``text:path/to/file.py:NAME`` -- your own function (or callable object) ``NAME(prompt) ->
+  answer``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
+
+import numpy as np
+
+from parlour.baselines.base import CHAT_PREFIX, TEXT_PREFIX, Policy
+from parlour.envs.text import FORFEIT, AnswerPolicy, prompt, read_answer
+
+if TYPE_CHECKING:
+    from parlour.envs.core import ParlourEnv
+
+__all__ = ["CHAT_PREFIX", "TEXT_PREFIX", "ChatClient", "LanguagePolicy", "Reply", "chat_client"]
+#: The system message of every chat request.
+SYSTEM_PROMPT = (
+    "You are playing a tabletop game. Each message shows the rules in brief, what you can see, and your legal "
+    "actions. Reply with exactly one of the legal actions (its name or its number in the list) and nothing else."
+)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An agent's answer, with what it cost where the agent says (``None``: not reported)."""
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+#: A language agent: a prompt in, an answer (text or a :class:`Reply`) out.
+TextAgent = Callable[[str], "str | Reply"]
+
+
+@dataclass
+class ChatClient:
+    """A model behind any OpenAI-compatible chat-completions endpoint (the ``openai`` package: ``pip install
+    ".[llm]"``); calling it with a prompt returns a :class:`Reply`. Failed requests are retried by the SDK
+    (``retries``, with back-off) within ``timeout`` seconds each; what still fails raises."""
+
+    model: str
+    base_url: str
+    temperature: float = 0.0
+    max_tokens: int = 64
+    timeout: float = 60.0
+    retries: int = 2
+    system: str = SYSTEM_PROMPT
+    _client: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        scheme = urlsplit(self.base_url).scheme
+        if scheme not in ("http", "https"):
+            raise ValueError(
+                f"chat: base URL {self.base_url!r} is not an http(s) URL (such as http://127.0.0.1:8000/v1)"
+            )
+        if not self.model:
+            raise ValueError("chat: the model name is empty")
+        checks = [
+            ("temperature", 0.0 <= self.temperature <= 2.0, "a number in [0, 2]"),
+            ("max_tokens", isinstance(self.max_tokens, int) and self.max_tokens >= 1, "a whole number >= 1"),
+            ("timeout", self.timeout > 0, "a number of seconds > 0"),
+            ("retries", isinstance(self.retries, int) and self.retries >= 0, "a whole number >= 0"),
+        ]
+        for key, ok, expected in checks:
+            if not ok:
+                raise ValueError(f"chat: {key}={getattr(self, key)!r} is not valid: expected {expected}")
+
+    def __call__(self, text: str) -> Reply:
+        if self._client is None:
+            try:
+                from openai import OpenAI
+            except ImportError as exc:
+                raise ImportError('a chat: agent needs the openai package: pip install ".[llm]"') from exc
+            key = os.environ.get("OPENAI_API_KEY") or "not-needed"  # a local server takes any key
+            self._client = OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=self.retries)
+        r = self._client.chat.completions.create(
+            model=self.model,
+            messages=[{"role": "system", "content": self.system}, {"role": "user", "content": text}],
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+        )
+        usage = getattr(r, "usage", None)
+        return Reply(
+            r.choices[0].message.content or "",
+            getattr(usage, "prompt_tokens", None),
+            getattr(usage, "completion_tokens", None),
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the SDK's client holds connections: a copy (another process) makes its own
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "_client"} | {"_client": None}
+
+
+#: ``chat:`` spec settings and their types.
+CHAT_SETTINGS: dict[str, type] = {"temperature": float, "max_tokens": int, "timeout": float, "retries": int}
+
+
+def chat_client(spec: str) -> ChatClient:
+    """The :class:`ChatClient` of a ``chat:MODEL@BASE_URL[?KEY=VALUE&…]`` spec; a malformed one is one line naming
+    what is wrong and what is allowed."""
+    body = spec[len(CHAT_PREFIX) :] if spec.startswith(CHAT_PREFIX) else spec
+    model, at, url = body.partition("@")
+    if not at or not model or not url:
+        raise ValueError(f"policy {spec!r}: expected chat:MODEL@BASE_URL (e.g. chat:my-model@http://127.0.0.1:8000/v1)")
+    base, _, query = url.partition("?")
+    settings: dict[str, Any] = {}
+    for key, value in parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query)):
+        kind = CHAT_SETTINGS.get(key)
+        if kind is None:
+            raise ValueError(f"policy {spec!r}: unknown setting {key!r}; allowed: {sorted(CHAT_SETTINGS)}")
+        try:
+            settings[key] = kind(value)
+        except ValueError:
+            raise ValueError(f"policy {spec!r}: {key}={value!r} is not a {kind.__name__}") from None
+    return ChatClient(model=model, base_url=base, **settings)
+
+
+class LanguagePolicy(Policy):
+    """A language agent in a seat: it reads the seat's prompt and answers it (see the module's docstring)."""
+
+    needs_env = True  # it reads the seat's text view through the env (the prompt: audited, nothing hidden)
+
+    def __init__(
+        self,
+        agent: TextAgent,
+        *,
+        name: str = "language-agent",
+        answers: AnswerPolicy | None = None,
+        rules: bool = True,
+    ) -> None:
+        if not callable(agent):
+            raise TypeError(f"a language agent is a callable prompt -> answer, not {type(agent).__name__}")
+        self.agent = agent
+        self.name = name  # type: ignore[misc]
+        self.answers = answers or AnswerPolicy()
+        self.rules = rules
+        #: Every exchange not yet handed to a record, keyed by the game (the env object and its deal) and seat.
+        self._exchanges: dict[tuple[int, int | None, str], list[dict[str, Any]]] = {}
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        raise TypeError(f"{self.name} reads the table's text, not a vector: it plays through act_with_env")
+
+    def act_with_env(self, env: ParlourEnv[Any], agent: str, rng: np.random.Generator) -> int:
+        log = self._exchanges.setdefault((id(env), env.game_seed, agent), [])
+        reason: str | None = None
+        for _ in range(self.answers.retries + 1):
+            seen = prompt(env, agent, rules=self.rules, reason=reason)
+            start = time.perf_counter()
+            reply = self.agent(seen)
+            latency = time.perf_counter() - start
+            reply = reply if isinstance(reply, Reply) else Reply(reply if isinstance(reply, str) else repr(reply))
+            chosen, reason = read_answer(env, agent, reply.text)
+            log.append(
+                {
+                    "agent": agent,
+                    "prompt": seen,
+                    "answer": reply.text,
+                    "latency_s": round(latency, 4),
+                    "prompt_tokens": reply.prompt_tokens,
+                    "completion_tokens": reply.completion_tokens,
+                }
+                | ({"action": chosen} if chosen is not None else {"refused": reason})
+            )
+            if chosen is not None:
+                return chosen
+        if self.answers.on_invalid == FORFEIT:
+            env.forfeit(f"{self.answers.retries + 1} answers in a row refused; the last: {reason}")
+            return -1  # the game is over: the evaluation loop steps nothing for it
+        legal = env.legal_actions(agent)
+        return int(legal[rng.integers(len(legal))])
+
+    def take_exchanges(self, env: ParlourEnv[Any]) -> list[dict[str, Any]]:
+        """Hand over (and forget) every exchange of the game just played in ``env``, all seats, in order of play."""
+        keys = [k for k in self._exchanges if k[0] == id(env) and k[1] == env.game_seed]
+        out = [e for k in keys for e in self._exchanges.pop(k)]
+        return out
+
+    @staticmethod
+    def game_summary(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
+        """Per-game counts of a list of exchanges: requests, refused answers, tokens (``None`` where the agent did
+        not report them) and latency."""
+        tokens = {
+            k: (None if any(e[k] is None for e in exchanges) else sum(e[k] for e in exchanges))
+            for k in ("prompt_tokens", "completion_tokens")
+        }
+        latency = [e["latency_s"] for e in exchanges]
+        return {
+            "requests": len(exchanges),
+            "invalid": sum("refused" in e for e in exchanges),
+            **tokens,
+            "latency_s": round(sum(latency), 4),
+            "mean_latency_s": round(sum(latency) / len(latency), 4) if latency else None,
+        }
