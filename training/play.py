@@ -24,7 +24,7 @@ import numpy as np
 
 from parlour.baselines import available, resolve
 from parlour.baselines.base import Policy
-from parlour.envs import ENVIRONMENTS, RECORD_FORMAT, check_record, make, replay
+from parlour.envs import ENVIRONMENTS, MAX_GAME_SEED, RECORD_FORMAT, check_record, make, replay
 from parlour.envs.core import ParlourEnv
 from parlour.envs.fileio import FileSafetyError, read_json
 from parlour.training.evaluation.games import save_record
@@ -37,28 +37,38 @@ PERSON = "person"
 
 
 def console_ask() -> Ask:
-    """How to ask the person at the console: ``input`` at a terminal; from a pipe, one line read and echoed after
-    the prompt, on a line of its own (``input`` would print the prompt with no newline and never show the move)."""
+    """How to ask the person at the console: ``input`` at a terminal; from a pipe, the prompt written and flushed
+    *before* the line is read (a script waits for ``> `` before it answers), then the answer echoed after it, so the
+    transcript reads ``> answer`` on a line of its own as at a terminal."""
     import sys
 
     if sys.stdin.isatty():
-        return input
+        return input  # input() flushes stdout and writes the prompt before it reads
 
     def ask(prompt: str) -> str:
+        print(prompt, end="", flush=True)  # everything said so far, then the prompt, reaches the reader now
         line = sys.stdin.readline()
         if not line:
+            print(flush=True)  # end the prompt's line: what follows starts on a line of its own
             raise EOFError
-        answer = line.rstrip("\n")
-        print(f"{prompt}{answer}", flush=True)
+        answer = line.rstrip("\r\n")
+        print(shown(answer), flush=True)  # the echo: what was read, escaped like everything else printed
         return answer
 
     return ask
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``count`` and ``word``, made plural unless ``count`` is 1: ``1 card``, ``2 cards``, ``0 moves``."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
 #: What ``parlour play`` answers to ``?``.
 PLAY_HELP = (
-    "Type the number of a legal action, or words from its name (e.g. 'peek albert top'): the action whose name "
-    "holds every word, as the start of a word, is played. '?' shows the actions again, 'q' quits (the game so far "
+    "Type a move's number as listed (1 for the first, 2 for the second, ...) or its name as listed: case and spacing "
+    "do not matter, and the start of each word is enough when only one legal move fits (e.g. 'peek albert top'). A "
+    "bare number is always a list position; '#N' plays the move whose action id is N (the id that game records and "
+    "the Python API use, shown as (#N) in the list below). '?' shows this again, 'q' stops the game (what was played "
     "is saved)."
 )
 #: What ``parlour replay`` answers to ``?``.
@@ -94,43 +104,85 @@ def default_opponent(env_name: str) -> str:
     return next((n for n in available(env_name) if n.endswith("_heuristic")), "random")
 
 
-def legal_listing(env: ParlourEnv[Any], legal: Sequence[int]) -> str:
-    return "\n".join(f"  [{a}] {env.decode_action(a)}" for a in legal)
+def legal_listing(env: ParlourEnv[Any], legal: Sequence[int], *, ids: bool = False) -> str:
+    """The legal moves numbered by list position (what the person types), with their action ids if ``ids``."""
+    names = env.unwrapped.action_names
+    return "\n".join(f"  [{i}] {names[a]}" + (f"  (#{a})" if ids else "") for i, a in enumerate(legal, 1))
+
+
+def _numbers(legal: Sequence[int]) -> str:
+    return "1" if len(legal) == 1 else f"a number from 1 to {len(legal)}"
+
+
+def _allowed(legal: Sequence[int]) -> str:
+    """What the person may type, in a few words: the end of every complaint about an entry."""
+    return f"type {_numbers(legal)} or a listed move's name ('?' for help)"
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[\w'-]+", text.lower())
+    return re.findall(r"[\w'-]+", text.casefold())
+
+
+def _by_number(legal: Sequence[int], text: str) -> tuple[int | None, str] | None:
+    """``text`` as a list position (``3``) or an action id (``#140``); ``None`` if it is neither."""
+    found = re.fullmatch(r"(#?)\s*([+-]?[0-9]+)", text)  # ASCII digits only: int() takes others, isdigit() more
+    if found is None:
+        return None
+    if len(found[2]) > 20:  # int() refuses a few thousand digits; nothing this long is on any list
+        return None, f"{text[:20]}... is not on the list; {_allowed(legal)}"
+    number = int(found[2])
+    if found[1]:  # '#N': an action id, as records and the Python API give it
+        if number in legal:
+            return number, ""
+        return None, f"#{number} is not the id of a legal move now; {_allowed(legal)}"
+    if 1 <= number <= len(legal):  # a bare number is a list position, even where it is also a legal action id
+        return legal[number - 1], ""
+    return None, f"{number} is not on the list; {_allowed(legal)}"
 
 
 def parse_choice(env: ParlourEnv[Any], legal: Sequence[int], text: str) -> tuple[int | None, str]:
-    """The legal action ``text`` names (a number, or words of its name), or ``None`` and what to tell the player."""
+    """The legal action ``text`` names, or ``None`` and one line telling the player what was wrong and what is
+    allowed. ``text`` is a list position (1-based, as listed), ``#`` and an action id, a move's whole name (case and
+    spacing aside: :meth:`~parlour.envs.core.ParlourEnv.parse_action`), or the starts of its name's words when only
+    one legal move fits them."""
     text = text.strip()
-    if text.lstrip("-").isdigit():
-        action = int(text)
+    if not text:
+        return None, f"Nothing typed; {_allowed(legal)}"
+    numbered = _by_number(legal, text)
+    if numbered is not None:
+        return numbered
+    raw = env.unwrapped
+    try:
+        action = raw.parse_action(text)
+    except ValueError:
+        action = None  # not a whole name: perhaps the starts of a name's words
+    if action is not None:
         if action in legal:
             return action, ""
-        return None, f"{action} is not a legal action now; choose one of {list(legal)} ('?' lists them)"
+        return None, f"{raw.action_names[action]!r} is not a legal move now; {_allowed(legal)}"
     typed = _words(text)
-    if not typed:
-        return None, "type a number or words from an action's name ('?' for help)"
-    matches = [a for a in legal if all(any(w.startswith(t) for w in _words(env.decode_action(a))) for t in typed)]
-    if len(matches) == 1:
-        return matches[0], ""
-    if not matches:
-        return None, f"no legal action matches {text!r} ('?' lists them)"
-    return None, f"{text!r} matches {len(matches)} actions; be more specific:\n" + legal_listing(env, matches)
+    fits = [a for a in legal if typed and all(any(w.startswith(t) for w in _words(raw.action_names[a])) for t in typed)]
+    if len(fits) == 1:
+        return fits[0], ""
+    if fits:
+        where = ", ".join(str(legal.index(a) + 1) for a in fits)
+        return None, (
+            f"{text!r} fits {len(fits)} legal moves ({where} on the list); type more of the name, or its number"
+        )
+    return None, f"{text!r} names no legal move; {_allowed(legal)}"
 
 
 def _human_move(env: ParlourEnv[Any], agent: str, ask: Ask, say: Say) -> int:
     legal = env.legal_actions(agent)
     say(env.render_text(perspective=agent))
     say(f"\nYour move, {agent}. Legal actions:\n" + legal_listing(env, legal))
+    say(f"Type {_numbers(legal)} (a place on the list) or a move's name; '?' for help, 'q' to stop.")
     while True:
         answer = ask("> ")
-        if answer.strip().lower() in ("q", "quit", "exit"):
+        if answer.strip().casefold() in ("q", "quit", "exit"):
             raise QuitGame
-        if answer.strip() in ("?", "h", "help"):
-            say(PLAY_HELP + "\n" + legal_listing(env, legal))
+        if answer.strip().casefold() in ("?", "h", "help"):
+            say(PLAY_HELP + "\nLegal actions:\n" + legal_listing(env, legal, ids=True))
             continue
         action, problem = parse_choice(env, legal, answer)
         if action is not None:
@@ -215,7 +267,9 @@ def play_game_with_person(
     for all; default the game's heuristic bot). Returns the game record, which is saved to ``record_path`` (see
     :func:`record_path_for`: an existing file is replaced only with ``overwrite``).
 
-    The seed (drawn if ``None``) deals the cards, so it is shown only once the game is over."""
+    The seed (drawn if ``None``) is the deal's game seed: the record's ``game_seed``, the seed ``parlour replay``
+    shows, and what ``--seed`` takes to deal the game again. It deals the cards, so it is shown only once the game is
+    over."""
     if env_name not in ENVIRONMENTS:
         raise ValueError(f"unknown environment {env_name!r}; available: {sorted(ENVIRONMENTS)}")
     kwargs = dict(options or {})
@@ -224,7 +278,11 @@ def play_game_with_person(
     env = make(env_name, **kwargs)
     n = env.num_players
     seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed  # shown when the game is over
-    rng = np.random.default_rng(seed)
+    if not 0 <= seed <= MAX_GAME_SEED:
+        raise ValueError(f"--seed {seed} is out of range: expected an integer in [0, 2**63 - 2]")
+    # the seat and the bots' choices draw from a stream of their own, apart from the deal's (default_rng(seed)): a
+    # random bot's moves must not be a function of the hidden cards
+    rng = np.random.default_rng([seed, 1])
     if seat is None:
         seat = int(rng.integers(n))
     elif not 0 <= seat < n:
@@ -241,11 +299,11 @@ def play_game_with_person(
     for i, s in enumerate(others):
         seats[s] = policies[specs[i if len(specs) > 1 else 0]]
     record_path, overwrite = record_path_for(env_name, seed, record_path, overwrite=overwrite)  # before the game
-    env.reset(seed=seed)
+    env.reset(options={"game_seed": seed})  # one seed: the one announced at the end is the record's game_seed
     me = env.possible_agents[seat]
     names = [PERSON if p is None else p.name for p in seats]
     say(  # no seed: it would tell the whole deal
-        f"{env_name}, {n} players. You are {me}; "
+        f"{env_name}, {plural(n, 'player')}. You are {me}; "
         + ", ".join(f"{env.possible_agents[s]}: {shown(names[s])}" for s in others)  # names: from policy files
         + ". '?' for help."
     )
@@ -277,7 +335,8 @@ def play_game_with_person(
             say(
                 "Scores: " + ", ".join(f"{a} {x}" for a, x in zip(env.possible_agents, outcome["scores"], strict=False))
             )
-    say(f"The deal's seed was {seed} (--seed {seed} deals this game again).")  # the game is over: no secret now
+    # the game is over: no secret now. The record's game_seed and the replay's header show this same number
+    say(f"The deal's seed was {seed} (--seed {seed} deals this game again; its record keeps it as game_seed).")
     record_path = _save(env, record_path, names, seat, overwrite, say)
     say(f"Game record saved to {shown(record_path)} (parlour replay {shown(record_path)})")
     return record
@@ -337,7 +396,9 @@ def describe(record: dict[str, Any], states: Sequence[ParlourEnv[Any]], k: int, 
         who = agent + (f" ({shown(_player_name(record, seat, agent, perspective))})" if seat < len(players) else "")
         if perspective is None or agent == perspective:
             legal = env.legal_actions()
-            lines.append(f"{who} chose [{action}] {env.decode_action(action)}, from {len(legal)} legal actions")
+            lines.append(
+                f"{who} chose [{action}] {env.decode_action(action)}, from {plural(len(legal), 'legal action')}"
+            )
         else:
             lines.append(f"{who} moves")
     else:
@@ -365,31 +426,38 @@ def replay_game(
     view = None if god else perspective
     last = len(states) - 1
     say(
-        f"{shown(record['env'])}, {n} players, seed {int(record['game_seed'])}, {last} moves; "
+        f"{shown(record['env'])}, {plural(n, 'player')}, seed {int(record['game_seed'])}, {plural(last, 'move')}; "
         + ("the whole table (god view)" if view is None else f"as {view} saw it")
         + ". '?' for help."
     )
-    k = 0
-    while True:
+    k: int | None = 0
+    while k is not None:
         say(describe(record, states, k, view))
         try:
-            answer = ask("> ").strip().lower()
+            answer = ask("> ").strip().casefold()
         except EOFError:
             return
-        if answer in ("q", "quit", "exit"):
-            return
-        if answer in ("?", "h", "help"):
-            say(REPLAY_HELP)
-        elif answer in ("", "n"):
-            if k == last:
-                return
-            k += 1
-        elif answer == "b":
-            k = max(0, k - 1)
-        elif answer == "d":
-            mine = [i for i in range(k + 1, last) if view is None or states[i].agent_selection == view]
-            k = mine[0] if mine else last
-        elif answer.isdigit() and 1 <= int(answer) <= last + 1:
-            k = int(answer) - 1
-        else:
-            say(f"not a command: {answer!r}. " + REPLAY_HELP)
+        k, problem = _replay_command(answer, k, states, view)
+        if problem:
+            say(problem)
+
+
+def _replay_command(answer: str, k: int, states: Sequence[ParlourEnv[Any]], view: str | None) -> tuple[int | None, str]:
+    """Where the replay goes after ``answer`` at position ``k`` (``None``: it ends), and what to tell the watcher."""
+    last = len(states) - 1
+    if answer in ("q", "quit", "exit") or (answer in ("", "n") and k == last):
+        return None, ""
+    if answer in ("?", "h", "help"):
+        return k, REPLAY_HELP
+    if answer in ("", "n"):
+        return k + 1, ""
+    if answer == "b":
+        return max(0, k - 1), ""
+    if answer == "d":
+        mine = [i for i in range(k + 1, last) if view is None or states[i].agent_selection == view]
+        return (mine[0] if mine else last), ""
+    if re.fullmatch(r"[0-9]{1,20}", answer):  # ASCII digits: isdigit() takes '²', which int() refuses
+        if 1 <= int(answer) <= last + 1:
+            return int(answer) - 1, ""
+        return k, f"no move {answer}: type a number from 1 to {last + 1} ({last + 1} is the end). " + REPLAY_HELP
+    return k, f"not a command: {answer!r}. " + REPLAY_HELP

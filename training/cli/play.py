@@ -14,7 +14,15 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: Subparsers) -> None:
-    p = sub.add_parser("play", help="take a seat yourself against bots or trained policies, in the terminal")
+    p = sub.add_parser(
+        "play",
+        help="take a seat yourself against bots or trained policies, in the terminal",
+        description="At each of your turns the legal moves are listed, numbered 1, 2, 3, ...: type a move's "
+        "number as listed, or its name (case and spacing do not matter; the start of each word is enough when only "
+        "one legal move fits, e.g. 'peek albert top'). A bare number is always a place on the list; '#N' plays "
+        "action id N. '?' for help, 'q' to stop (the game so far is saved). From a pipe, each prompt '> ' is "
+        "written before the answer is read.",
+    )
     p.add_argument("env", type=env_id, help="environment id")
     add_table_flags(p, None, option=False)
     p.add_argument("--seat", type=int, default=None, help="your seat, 0-based (default: drawn)")
@@ -27,7 +35,8 @@ def add_parser(sub: Subparsers) -> None:
         "--seed",
         type=int,
         default=None,
-        help="the deal and the bots' choices (default: drawn, and shown when the game is over)",
+        help="the deal's seed (also your seat, if drawn, and the bots' choices); the record keeps it as game_seed and "
+        "parlour replay shows it (default: drawn, and shown when the game is over)",
     )
     p.add_argument("--option", action="append", help="a rule keyword of the game, key=value (repeatable)")
     p.add_argument(

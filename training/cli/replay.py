@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,7 +13,13 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: Subparsers) -> None:
-    r = sub.add_parser("replay", help="step through a saved game as one seat saw it (or everything, with --god)")
+    r = sub.add_parser(
+        "replay",
+        help="step through a saved game as one seat saw it (or everything, with --god)",
+        description="The first line names the game, its seed (the record's game_seed: for a record of parlour play, "
+        "the --seed that deals it again) and its number of moves. Then: Enter or 'n' for the next move, 'b' back, "
+        "'d' to the watched seat's next decision, a move's number to jump to it, '?' for help, 'q' to stop.",
+    )
     r.add_argument("record", help="a game record (from play, match --records or evaluate --records)")
     r.add_argument("--perspective", default=None, help="the seat to watch, e.g. player_2 (default: yours, or player_0)")
     r.add_argument("--god", action="store_true", help="show everything: every hand and every move")
@@ -27,4 +34,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"parlour replay: {shown(exc)}", file=sys.stderr)  # nothing from the file reaches the terminal raw
         return 2
+    except BrokenPipeError:  # the reader went away (`parlour replay g.json | head`): stop quietly, no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python flushes stdout once more at exit
+        return 1
     return 0
