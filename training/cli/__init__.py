@@ -1,5 +1,5 @@
 """The ``parlour`` command line: ``train``, ``evaluate``, ``accusations``, ``baselines``, ``benchmark``, ``exploit``,
-``export``, ``match``, ``bench``, ``list``, ``play`` and ``replay``.
+``export``, ``match``, ``bench``, ``list``, ``play``, ``replay`` and ``serve``.
 
 One module per command, each holding its flags (``add_parser``) beside its handler (``run``); :data:`COMMANDS` lists
 them in the order ``parlour --help`` shows them, and :mod:`parlour.training.cli.common` holds what several share. A
@@ -27,6 +27,7 @@ from parlour.training.cli import (
     match,
     play,
     replay,
+    serve,
     train,
 )
 from parlour.training.cli.common import SIGNAL_RECEIVED, chosen_envs, signal_exit_status
@@ -60,6 +61,7 @@ COMMANDS: tuple[Command, ...] = (
     match,
     play,
     replay,
+    serve,
     bench,
 )
 
