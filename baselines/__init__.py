@@ -344,14 +344,13 @@ class _External(Policy):
 def _language_policy(spec: str, label: str | None) -> Policy:
     """``chat:MODEL@BASE_URL[?…]`` or ``text:module:NAME`` / ``text:path/to/file.py:NAME`` as a
     :class:`~parlour.baselines.language.LanguagePolicy` (one line for a malformed spec)."""
-    from parlour.baselines.language import LanguagePolicy, chat_client
+    from parlour.baselines.language import LanguagePolicy, chat_policy
 
     if spec.startswith(CHAT_PREFIX):
         try:
-            client = chat_client(spec)
+            return chat_policy(spec, label)
         except ValueError as exc:
             raise UnknownPolicyError(str(exc)) from None
-        return LanguagePolicy(client, name=label or f"chat:{client.model}")
     inner = spec[len(TEXT_PREFIX) :]
     left, _, attr = inner.rpartition(":")
     from_file = left.endswith(".py")

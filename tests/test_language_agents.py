@@ -147,7 +147,7 @@ def test_a_function_of_your_own_is_a_text_agent_and_a_random_fallback_keeps_the_
         ("chat:model", "expected chat:MODEL@BASE_URL"),
         ("chat:@http://x/v1", "expected chat:MODEL@BASE_URL"),
         ("chat:m@ftp://x/v1", "is not an http(s) URL"),
-        ("chat:m@http://x/v1?temp=1", "unknown setting 'temp'; allowed: ['max_tokens', 'retries', 'temperature', "),
+        ("chat:m@http://x/v1?temp=1", "unknown setting 'temp'; allowed: ['max_tokens', 'probe_every', 'retries', 'temperature', "),
         ("chat:m@http://x/v1?max_tokens=many", "max_tokens='many' is not a int"),
         ("chat:m@http://x/v1?temperature=9", "temperature=9.0 is not valid: expected a number in [0, 2]"),
         ("chat:m@http://x/v1?retries=-1", "retries=-1 is not valid"),

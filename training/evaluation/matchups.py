@@ -93,6 +93,11 @@ def language_summary(games: list[dict[str, Any]]) -> dict[str, Any]:
         total = None if any(v is None for v in values) else float(sum(values))
         out[key] = total
         out[f"{key}_per_game"] = None if total is None else total / n
+    probed = [g["probes"] for g in games if "probes" in g]
+    if probed:
+        from parlour.baselines.probe import summary
+
+        out["probe"] = summary([a for p in probed for a in p["answers"]], sum(p["asked"] for p in probed))
     return out
 
 
