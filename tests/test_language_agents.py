@@ -147,7 +147,10 @@ def test_a_function_of_your_own_is_a_text_agent_and_a_random_fallback_keeps_the_
         ("chat:model", "expected chat:MODEL@BASE_URL"),
         ("chat:@http://x/v1", "expected chat:MODEL@BASE_URL"),
         ("chat:m@ftp://x/v1", "is not an http(s) URL"),
-        ("chat:m@http://x/v1?temp=1", "unknown setting 'temp'; allowed: ['max_tokens', 'probe_every', 'retries', 'temperature', "),
+        (
+            "chat:m@http://x/v1?temp=1",
+            "unknown setting 'temp'; allowed: ['max_tokens', 'probe_every', 'retries', 'temperature', ",
+        ),
         ("chat:m@http://x/v1?max_tokens=many", "max_tokens='many' is not a int"),
         ("chat:m@http://x/v1?temperature=9", "temperature=9.0 is not valid: expected a number in [0, 2]"),
         ("chat:m@http://x/v1?retries=-1", "retries=-1 is not valid"),
@@ -178,3 +181,25 @@ def test_a_chat_client_copies_without_its_connection_and_a_reply_may_be_plain_te
     assert policy.take_exchanges(env.unwrapped) == []  # handed over once
     with pytest.raises(TypeError, match="reads the table's text, not a vector"):
         policy.act(np.zeros(3), np.ones(3), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_parlour_benchmark_rates_a_chat_model_against_the_bots_with_its_costs(
+    name: str, server: tuple[str, FakeModel], tmp_path: Path
+) -> None:
+    from parlour.training.cli import main
+
+    url, model = server
+    out = tmp_path / "bench"
+    assert main(["benchmark", name, f"chat:fake@{url}", "--deals", "1", "--out", str(out), "--no-progress"]) == 0
+    report = json.loads((out / "benchmark.json").read_text())
+    mine = [m for m in report["matchups"] if "language_agent" in m]
+    assert {m["opponent"] for m in mine} >= {"random"} and len({m["policy"] for m in mine}) == 1
+    for m in mine:
+        talk = m["language_agent"]
+        assert m["games"] == talk["games"] and talk["invalid"] == 0 and talk["forfeits"] == 0
+        assert talk["requests"] > 0 and talk["completion_tokens"] == 5 * talk["requests"]
+    assert sum(m["language_agent"]["requests"] for m in mine) == len(model.requests)
+    table = (out / "benchmark.md").read_text()
+    assert "| policy | opponent | requests | refused | forfeits | prompt tokens |" in table
+    assert f"| {mine[0]['policy']} | random | " in table

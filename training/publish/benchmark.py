@@ -140,6 +140,40 @@ def paired_rows(ours: dict[str, Any], theirs: dict[str, Any], label: str) -> lis
     return lines
 
 
+def language_rows(report: dict[str, Any]) -> list[str]:
+    """What each language agent's games cost, per matchup: requests, refused answers, forfeits, tokens and latency
+    per game (and the belief probe's scores where it was asked)."""
+    talk = [m for m in report["matchups"] if "language_agent" in m]
+    if not talk:
+        return []
+
+    def per_game(x: float | None) -> str:
+        return "–" if x is None else f"{x:,.1f}"
+
+    lines = [
+        "",
+        "Language agents, per game: requests, refused answers, forfeits (games), prompt and completion tokens, "
+        "seconds waiting for answers; the belief probe's mean log score (the seat's exact posterior's on the same "
+        "questions) and expected calibration error where it was asked:",
+        "",
+        "| policy | opponent | requests | refused | forfeits | prompt tokens | completion tokens | seconds | probe |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for m in talk:
+        a = m["language_agent"]
+        p = a.get("probe")
+        probe = "–"
+        if p and p.get("scored"):
+            posterior = f" ({p['posterior_log_score']:.3f})" if "posterior_log_score" in p else ""
+            probe = f"{p['log_score']:.3f}{posterior}, ECE {p['calibration']['ece']:.3f}"
+        lines.append(
+            f"| {m['policy']} | {m['opponent']} | {per_game(a['requests_per_game'])} | {per_game(a['invalid_per_game'])}"
+            f" | {a['forfeits']} | {per_game(a['prompt_tokens_per_game'])} | "
+            f"{per_game(a['completion_tokens_per_game'])} | {per_game(a['latency_s_per_game'])} | {probe} |"
+        )
+    return lines
+
+
 def run_benchmark(
     env_name: str,
     specs: Sequence[str],
@@ -206,7 +240,7 @@ def run_benchmark(
             f"No intervals: {sc.deals} deals are too few for a deal-clustered interval to hold its 95% coverage (it "
             f"needs at least {MIN_DEALS_FOR_INTERVAL} deals); these figures describe these deals alone."
         )
-    lines += ["", *header(report), *rows(report, intervals=shown)]
+    lines += ["", *header(report), *rows(report, intervals=shown), *language_rows(report)]
     if pub is not None:
         lines.append("")
         if pub.get("scenario_set") == version:
