@@ -257,3 +257,31 @@ class TextEnv(BaseWrapper):
 
     def __str__(self) -> str:
         return f"TextEnv<{self.env}>"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m parlour.envs.text ENV [--seed N] [--moves K] [--no-rules]``: the prompt of the seat to act after
+    ``K`` moves of a game dealt from seed ``N``, each move the first legal action (what a language agent reads)."""
+    import argparse
+
+    from parlour.envs import make
+
+    parser = argparse.ArgumentParser(prog="python -m parlour.envs.text", description=main.__doc__)
+    parser.add_argument("env")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--moves", type=int, default=0)
+    parser.add_argument("--no-rules", action="store_true")
+    args = parser.parse_args(argv)
+    env = make(args.env)
+    env.reset(seed=args.seed)
+    raw = env.unwrapped
+    for _ in range(args.moves):
+        if raw.game_over:
+            break
+        env.step(raw.legal_actions()[0])
+    print(prompt(raw, env.agent_selection, rules=not args.no_rules))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
