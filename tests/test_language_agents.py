@@ -203,3 +203,40 @@ def test_parlour_benchmark_rates_a_chat_model_against_the_bots_with_its_costs(
     table = (out / "benchmark.md").read_text()
     assert "| policy | opponent | requests | refused | forfeits | prompt tokens |" in table
     assert f"| {mine[0]['policy']} | random | " in table
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_the_fake_endpoint_client_plays_through_the_text_env_and_the_mcp_server(
+    name: str, server: tuple[str, FakeModel]
+) -> None:
+    import asyncio
+
+    from parlour.envs.text import TextEnv
+
+    url, model = server
+    client = chat_client(f"chat:fake@{url}")
+    env = TextEnv(make(name))
+    env.reset(seed=1)
+    for _ in env.agent_iter():
+        prompt, _, terminated, truncated, _info = env.last()
+        env.step(None if terminated or truncated else client(prompt).text)
+    assert replay(env.record()).final_outcome == env.record()["outcome"]
+    assert all(i["text"]["invalid"] == 0 for i in env.infos.values())
+
+    pytest.importorskip("mcp")
+    from mcp import Client
+
+    from parlour.training.serve.mcp_server import server as mcp_server
+
+    async def play() -> dict[str, Any]:
+        async with Client(mcp_server()) as tools:
+            table = (await tools.call_tool("new_game", {"env": name, "seed": 2})).structured_content
+            while not table["over"]:
+                answer = client(table["prompt"]).text  # the model reads the served prompt and answers it
+                r = await tools.call_tool("act", {"table": table["table"], "action": answer})
+                assert not r.is_error, r.content
+                table = r.structured_content | {"table": table["table"]}
+            return (await tools.call_tool("record", {"table": table["table"]})).structured_content
+
+    record = asyncio.run(play())
+    assert replay(record).final_outcome == record["outcome"]
