@@ -351,20 +351,7 @@ def _language_policy(spec: str, label: str | None) -> Policy:
             return chat_policy(spec, label)
         except ValueError as exc:
             raise UnknownPolicyError(str(exc)) from None
-    inner = spec[len(TEXT_PREFIX) :]
-    left, _, attr = inner.rpartition(":")
-    from_file = left.endswith(".py")
-    if not _dotted(attr) or not (from_file or _dotted(left)):
-        raise UnknownPolicyError(
-            f"policy {spec!r} is neither text:module:NAME nor text:path/to/file.py:NAME (NAME: a function prompt -> "
-            "answer)"
-        )
-    obj, _, owner, sep = _import_owner(inner, left, from_file)
-    for part in attr.split("."):
-        value = getattr(obj, part, _MISSING)
-        if value is _MISSING:
-            raise UnknownPolicyError(f"policy {spec!r}: {owner} has no attribute {part!r}")
-        obj, owner, sep = value, f"{owner}{sep}{part}", "."
+    obj, _, owner, _ = _named_object(spec[len(TEXT_PREFIX) :], "text:", "a function prompt -> answer")
     problem = "is not callable" if not callable(obj) else _text_call_problem(obj)
     if problem:
         raise UnknownPolicyError(f"policy {spec!r}: {owner} {problem}; a text agent is a function prompt -> answer")
@@ -385,19 +372,9 @@ def _import_policy(spec: str, env_name: str, label: str | None = None) -> Policy
     The spec's form, the module's existence (``importlib.util.find_spec``) or the file's are checked before anything
     is imported or run; the object is then checked by its kind and signature alone, and only a class is called (with
     no arguments, once its constructor's signature allows it). Every refusal is one line."""
-    left, _, attr = spec.rpartition(":")
-    from_file = left.endswith(".py")
-    if not _dotted(attr) or not (from_file or _dotted(left)):
-        raise UnknownPolicyError(
-            f"policy {spec!r} is neither module:NAME nor path/to/file.py:NAME (NAME: a Python name, dotted for an "
-            f"attribute's attribute; split at the last ':')"
-        )
-    obj, source, owner, sep = _import_owner(spec, left, from_file)
-    for part in attr.split("."):
-        value = getattr(obj, part, _MISSING)
-        if value is _MISSING:
-            raise UnknownPolicyError(f"policy {spec!r}: {owner} has no attribute {part!r}")
-        obj, owner, sep = value, f"{owner}{sep}{part}", "."
+    obj, source, owner, from_file = _named_object(
+        spec, "", "a Python name, dotted for an attribute's attribute; split at the last ':'"
+    )
     _check_games(obj, spec, env_name)
     obj, call = _as_policy_object(obj, spec, owner)
     _check_games(obj, spec, env_name)
@@ -406,6 +383,25 @@ def _import_policy(spec: str, env_name: str, label: str | None = None) -> Policy
     label = label or short_label(spec)
     named = obj.name if isinstance(obj, Policy) and obj.name != Policy.name else label
     return _External(obj, named, (source, env_name, label), call=call)
+
+
+def _named_object(spec: str, prefix: str, name: str) -> tuple[Any, str, str, bool]:
+    """The object ``module:NAME`` or ``path/to/file.py:NAME`` names (after ``prefix``, as written in the policy spec):
+    ``(object, source to reload it by, its name in messages, whether it came from a file)``. The spec's form and the
+    module's or file's existence are checked before anything is imported; every refusal is one line."""
+    left, _, attr = spec.rpartition(":")
+    from_file = left.endswith(".py")
+    if not _dotted(attr) or not (from_file or _dotted(left)):
+        raise UnknownPolicyError(
+            f"policy {prefix + spec!r} is neither {prefix}module:NAME nor {prefix}path/to/file.py:NAME (NAME: {name})"
+        )
+    obj, source, owner, sep = _import_owner(spec, left, from_file)
+    for part in attr.split("."):
+        value = getattr(obj, part, _MISSING)
+        if value is _MISSING:
+            raise UnknownPolicyError(f"policy {prefix + spec!r}: {owner} has no attribute {part!r}")
+        obj, owner, sep = value, f"{owner}{sep}{part}", "."
+    return obj, source, owner, from_file
 
 
 def _import_owner(spec: str, left: str, from_file: bool) -> tuple[Any, str, str, str]:
