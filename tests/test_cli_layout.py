@@ -32,6 +32,7 @@ HELP_ORDER = [
     "match",
     "play",
     "replay",
+    "serve",
     "bench",
 ]
 #: The package's modules that are not commands.

@@ -1,5 +1,4 @@
-"""``parlour serve``: the local HTTP API and the browser pages (play a game at a seat against bots; step through a
-record), or with ``--mcp`` the Model Context Protocol tool server over stdio (``pip install ".[serve]"``)."""
+"""``parlour serve``: the HTTP API and the browser pages, or (``--mcp``) the MCP tool server over stdio."""
 
 from __future__ import annotations
 

@@ -30,6 +30,7 @@ from starlette.staticfiles import StaticFiles
 
 from parlour.baselines import available
 from parlour.envs import ENVIRONMENTS, game_of
+from parlour.training.play import default_opponent
 from parlour.training.serve import STATIC
 from parlour.training.tables import TableError, Tables, TableSession, record_frames
 
@@ -66,6 +67,7 @@ class Api:
                 "players": [game.min_players, game.max_players],
                 "default_players": game.default_players,
                 "policies": available(name),
+                "default_opponent": default_opponent(name),
             }
         return JSONResponse(out)
 
