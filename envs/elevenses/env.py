@@ -231,50 +231,27 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
         return names[action]
 
     def render_text(self, perspective: str | None = None) -> str:
+        """The table as ``perspective`` knows it, in plain lines (``None``: the umpire's view: every card, guest and
+        Guilt card, and what each player knows of them).
+
+        A seat's view holds everything its observation carries -- the cards it can place (in hands, face down, face
+        up) and the backs of all others, its guest and the revealed ones, the Guilt cards it knows, the plates and
+        the Sugar Bowl, the public history (cubes put and taken, looks and claims, Guilt swaps, hands seen), the
+        decision under way and what it has chosen itself -- and never a card, guest, Guilt card or choice hidden
+        from it. The first lines after the title are the hands, one line per player."""
         g = self.game
         me = None if perspective is None else self._seat[perspective]
-        lines = [
-            f"Elevenses — turn {g.turns}, {rules.PHASE_NAMES[g.phase]}"
-            + ("" if perspective is None else f" — as seen by {perspective}")
-        ]
-
-        def show(c: int) -> str:
-            known = me is None or g.knows(me, c)
-            return f"{rules.number(c) if known else '?'}/p{rules.owner(c)}"
-
-        def who(pos: int) -> str:
-            return "Mrs Lansdowne" if pos == g.n else f"player_{pos}"
-
-        def hand(s: int) -> list[int]:
-            # As the viewer can tell them apart: known cards by back and number, then the unknown ones by back. The
-            # storage order would say which of two same-back cards left a hand, which an onlooker cannot know.
-            if me is None:
-                return g.hands[s]
-            return sorted(
-                g.hands[s], key=lambda c: (rules.owner(c), not g.knows(me, c), rules.number(c) * g.knows(me, c))
-            )
-
-        for s in range(g.n):
-            guest = g.guests[s] if me is None or me == s or g.revealed[s] else "?"
-            lines.append(
-                f"player_{s}: guest {guest}{' (revealed)' if g.revealed[s] else ''}; tea {g.tea(s)}; "
-                f"hand [{' '.join(show(c) for c in hand(s))}]; face up "
-                f"[{' '.join(str(rules.number(c)) + '/p' + str(rules.owner(c)) for c in g.face_up[s] if c >= 0)}]; face down "
-                f"[{' '.join(show(c) if c >= 0 else '-' for c in g.slots[s])}]"
-                + (" <- to decide" if g.current_player == s else "")
-            )
-        plates = ", ".join(f"{who(p)} {g.plates[p]}" for p in range(g.positions))
-        lines.append(f"plates: {plates}; Sugar Bowl {g.bowl}")
-        guilt = []
-        for p in range(g.positions):
-            known = me is None or g.guilt_known[me][p]
-            guilt.append(f"{who(p)}: " + (("Murderer" if g.guilt[p] else "Not Guilty") if known else "?"))
-        lines.append("Guilt cards: " + "; ".join(guilt))
-        for s in range(g.n):
-            for p in range(g.positions):
-                if g.claims[s][p]:
-                    said = ("looked", "said Murderer", "said Not Guilty")[g.claims[s][p] - 1]
-                    lines.append(f"player_{s} {said} about the Guilt card now at {who(p)}")
+        lines = _title(perspective)
+        lines += [_hand_line(g, s, me) for s in range(g.n)]
+        lines += _table_lines(g, me)
+        lines += _decision_lines(g, me)
+        lines += _spread_lines(g, me)
+        lines += _guest_lines(g, me)
+        lines += _plate_lines(g, me)
+        lines += _guilt_lines(g, me)
+        lines += _seen_lines(g, me)
+        lines += _knowledge_lines(g) if me is None else []
+        lines += _end_lines(g)
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------------------------ audit & end
@@ -346,3 +323,281 @@ class ElevensesEnv(GameEnv[rules.ElevensesState]):
         assert sorted(g.guests) == sorted(set(g.guests))
         # the whole source (every seat's private fields too), not only the observations: it is what the state derives from
         assert np.array_equal(self.src.vector, source(g, self._observer)), "incremental encoding drifted"
+
+
+# ----------------------------------------------------------------------------------------------- the text view
+# render_text's parts: each takes the rules state and the viewing seat (``None``: the umpire) and returns lines.
+# Cards are written number/back (``7/p1 Macaroons``; ``?/p1`` for a card with player_1's back the viewer cannot
+# identify); seats, plates and Guilt cards by player (or Mrs Lansdowne), as the table would name them.
+#: The special actions of the cards 1–10 (rulebook, Special Actions), as the text names them.
+_ACTIONS = (
+    "add 2 cubes from the Sugar Bowl to plates",
+    "add 1 cube from the Sugar Bowl to a plate",
+    "move up to 2 cubes from plate to plate",
+    "move 1 cube to a different plate",
+    "look at another Guilt card, then say what it is (truly or not) or keep silent",
+    "every player passes a card to the left",
+    "every player passes a card to the right",
+    "see another player's hand, take a card and give one back",
+    "another player sees the hand of the card's player and may take a card from it and give one back",
+    "swap two Guilt cards, unseen",
+)
+_CLAIMS = ("", "looked at it and kept silent", 'looked at it and said "Murderer"', 'looked at it and said "Not Guilty"')
+#: What the seat to decide is choosing, by phase (formatted with :func:`_facts`).
+_CHOICES = {
+    rules.TURN: "play a card from the hand face up to its position in the spread, or re-arrange",
+    rules.REARRANGE_CARD: "re-arrangement {next} of at most 2: the hand card to put face down{stop}",
+    rules.REARRANGE_SLOT: "re-arrangement {next} of at most 2: the face-down position the chosen card swaps with",
+    rules.SWAP_1: "the guest is revealed: the first of two plates to swap (cubes and all), or decline",
+    rules.SWAP_2: "the plate to swap with {first}'s",
+    rules.ADD: "the plate to add a cube to from the Sugar Bowl ({cubes} to add)",
+    rules.MOVE_FROM: "the plate to move a cube from ({moves}){stop}",
+    rules.MOVE_TO: "the plate to move the cube from {first}'s plate to ({moves})",
+    rules.LOOK: "the Guilt card to look at (another player's or Mrs Lansdowne's)",
+    rules.CLAIM: 'having looked at the Guilt card at {looked}\'s place: say "Murderer", say "Not Guilty", or keep silent',
+    rules.PASS: "the card to pass (never the 11)",
+    rules.HAM_TARGET: "whose hand to see",
+    rules.HAM_TAKE: "a card to take from {target}'s hand (then one is given back), or take nothing",
+    rules.HAM_GIVE: "the card to give {target} in return",
+    rules.CAKES_TARGET: "the player who sees this hand and may swap a card with it",
+    rules.CAKES_TAKE: "a card to take from {turn}'s hand (then one is given back), or take nothing",
+    rules.CAKES_GIVE: "the card to give {turn} in return",
+    rules.CUCUMBER_1: "the first of two Guilt cards to swap, unseen",
+    rules.CUCUMBER_2: "the Guilt card to swap with the one at {first}'s place",
+    rules.LATE: "the plate for a late suspicion cube",
+}
+
+
+def _name(c: int) -> str:
+    return rules.CARD_NAMES[rules.number(c) - 1]
+
+
+def _card(g: rules.ElevensesState, c: int, me: int | None) -> str:
+    """``7/p1 Macaroons``, or ``?/p1`` where ``me`` cannot tell which card of that back it is."""
+    if me is None or g.knows(me, c):
+        return f"{rules.number(c)}/p{rules.owner(c)} {_name(c)}"
+    return f"?/p{rules.owner(c)}"
+
+
+def _at(g: rules.ElevensesState, pos: int) -> str:
+    """A place at the table (a plate, a Guilt card): a player's, or Mrs Lansdowne's."""
+    return "Mrs Lansdowne" if pos == g.n else f"player_{pos}"
+
+
+def _count(k: int, word: str) -> str:
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"
+
+
+def _title(perspective: str | None) -> list[str]:
+    if perspective is None:
+        return ["Elevenses: The Guilty Party — the umpire's view (every card, guest and Guilt card)"]
+    return [f"Elevenses: The Guilty Party — the table as {perspective} sees it"]
+
+
+def _hand_line(g: rules.ElevensesState, s: int, me: int | None) -> str:
+    """A hand as the viewer can tell its cards apart: by back, known cards first by number, then the unknown ones.
+    (The storage order would say which of two same-back cards left a hand, which an onlooker cannot know.)"""
+    if me is None:
+        cards = sorted(g.hands[s])  # card ids: by back, then number
+    else:
+        cards = sorted(g.hands[s], key=lambda c: (rules.owner(c), not g.knows(me, c), rules.number(c) * g.knows(me, c)))
+    shown = ", ".join(_card(g, c, me) for c in cards) or "no card"
+    return f"player_{s}'s hand{' (yours)' if s == me else ''}, {_count(len(cards), 'card')}: {shown}"
+
+
+def _table_lines(g: rules.ElevensesState, me: int | None) -> list[str]:
+    players = ", ".join(f"player_{s}" for s in range(g.n))
+    centre = "; Mrs Lansdowne's plate and Guilt card lie in the centre" if g.mrs else ""
+    lines = [("" if me is None else f"You are player_{me}. ") + f"Players, clockwise: {players}{centre}."]
+    if me is not None and g.n > 2:
+        left = ", ".join(f"player_{(me + k) % g.n} {_count(k, 'place')}" for k in range(1, g.n))
+        lines.append(f"To your left (actions count places to the left): {left}.")
+    elif me is not None:
+        lines.append(f"player_{1 - me} is 1 place to your left.")
+    unknown = "; ?/p1 is a card with player_1's back that you cannot identify" if me is not None else ""
+    lines.append(f"Cards are written number/back: 7/p1 is the 7 (Macaroons) with player_1's back{unknown}.")
+    lines.append(f"Turns completed: {g.turns} (the game stops unscored after {g.options.max_turns}).")
+    if g.phase != rules.OVER:
+        lines.append(f"It is your turn (player_{me})." if g.turn_seat == me else f"It is player_{g.turn_seat}'s turn.")
+    return lines
+
+
+def _facts(g: rules.ElevensesState) -> dict[str, str]:
+    """The values :data:`_CHOICES` names."""
+    return {
+        "next": str(g.rearranged + 1),
+        "stop": ", or stop" if g.rearranged or (g.phase == rules.MOVE_FROM and g.effect == rules.BISCUITS) else "",
+        "first": _at(g, g.first) if g.first >= 0 else "",
+        "cubes": str(g.cubes_left),
+        "moves": _count(g.moves_left, "move") + " left",
+        "looked": _at(g, g.looked) if g.looked >= 0 else "",
+        "target": f"player_{g.target}",
+        "turn": f"player_{g.turn_seat}",
+    }
+
+
+def _decision_lines(g: rules.ElevensesState, me: int | None) -> list[str]:
+    """Whose decision it is and what it is about, the special action under way and what has been chosen."""
+    if g.phase == rules.OVER:
+        return []
+    who = f"You (player_{me}) decide" if g.current == me else f"player_{g.current} decides"
+    lines = [f"{who}: {_CHOICES[g.phase].format(**_facts(g))}."]
+    if g.effect:
+        then = " follows once the plates are swapped or not" if g.phase in (rules.SWAP_1, rules.SWAP_2) else ""
+        card = f"{g.effect} {rules.CARD_NAMES[g.effect - 1]}"
+        lines.append(f"Special action of {card}: {_ACTIONS[g.effect - 1]}{then}.")
+    if g.rearrange_card >= 0 and me in (None, g.current):
+        lines.append(f"player_{g.current} chose {_card(g, g.rearrange_card, None)} to put face down.")
+    elif g.rearrange_card >= 0:
+        lines.append(f"player_{g.current} chose a hand card to put face down.")
+    lines += _pass_lines(g, me) + _swap_card_lines(g, me)
+    if g.elevenses >= 0:
+        lines.append(f"player_{g.elevenses} played the Elevenses: the game ends once the late suspicion is placed.")
+        late = ", ".join(f"player_{s} {g.late.count(s)}" for s in range(g.n) if g.late.count(s))
+        lines.append(f"Late suspicion cubes still to place (clockwise from player_{g.elevenses}): {late or 'none'}.")
+    return lines
+
+
+def _pass_lines(g: rules.ElevensesState, me: int | None) -> list[str]:
+    """Tartlets / Macaroons: who passes, who has chosen, and one's own choice (every choice for the umpire)."""
+    if g.phase != rules.PASS:
+        return []
+    way = "left" if g.pass_dir == 1 else "right"
+    order = ", ".join(f"player_{s}" for s in g.passers)
+    lines = [
+        f"Passing one card each to the {way}, chosen in this order (nothing moves until all have chosen): {order}."
+    ]
+    for s in g.passers:
+        c = g.pass_choice[s]
+        if c < 0:
+            lines.append(f"player_{s} has not chosen yet.")
+        elif me is None or s == me:
+            lines.append(f"player_{s} chose to pass {_card(g, c, None)}.")
+        else:
+            lines.append(f"player_{s} has chosen a card to pass.")
+    return lines
+
+
+def _swap_card_lines(g: rules.ElevensesState, me: int | None) -> list[str]:
+    """Ham Sandwiches / Cakes: whose hand is seen, and the card taken (its face known only to the two players)."""
+    if g.target < 0:
+        return []
+    ham = g.phase in (rules.HAM_TAKE, rules.HAM_GIVE)
+    shown, seer = (g.target, g.current) if ham else (g.turn_seat, g.target)
+    lines = [f"player_{seer} has seen player_{shown}'s hand."]
+    if g.taken >= 0:
+        face = _card(g, g.taken, None) if me in (None, g.target, g.turn_seat) else "a card"
+        lines.append(f"player_{seer} took {face} from player_{shown}'s hand and now gives one back.")
+    return lines
+
+
+def _spread_lines(g: rules.ElevensesState, me: int | None) -> list[str]:
+    """Each spread: its face-up cards and teaspoons, and its face-down cards by position (2–9)."""
+    lines = [
+        "Spreads (cards 1–10 are played face up to their own position; positions 2–9 start with a face-down card):"
+    ]
+    for s in range(g.n):
+        up = ", ".join(_card(g, c, None) for c in g.face_up[s] if c >= 0) or "none"
+        down = ", ".join(f"{k + 2}: {_card(g, c, me)}" for k, c in enumerate(g.slots[s]) if c >= 0) or "none"
+        tea = _count(g.tea(s), "teaspoon")
+        lines.append(f"player_{s}'s spread ({tea}): face up {up}; face down, by position, {down}")
+    return lines
+
+
+def _guest_lines(g: rules.ElevensesState, me: int | None) -> list[str]:
+    """The Guest cards the viewer knows (its own, the revealed ones; every one for the umpire)."""
+    lines = ["Guest cards (revealed once their three items are face up in the player's spread: +2 teaspoons):"]
+    for s in range(g.n):
+        if me is None or s == me or g.revealed[s]:
+            items = rules.GUESTS[g.guests[s]]
+            wanted = ", ".join(f"{k} {rules.CARD_NAMES[k - 1]}" for k in items)
+            have = sum(g.face_up[s][k - 1] >= 0 for k in items)
+            state = "revealed" if g.revealed[s] else f"not revealed, {have} of 3 items face up"
+            lines.append(f"player_{s}{' (you)' if s == me else ''}: guest wanting {wanted} ({state})")
+        else:
+            lines.append(f"player_{s}: guest not revealed")
+    return lines
+
+
+def _plate_lines(g: rules.ElevensesState, me: int | None) -> list[str]:
+    """The plates, the Sugar Bowl, and the cubes each player has put on and taken off each plate."""
+    plates = ", ".join(f"{_at(g, p)} {g.plates[p]}" for p in range(g.positions))
+    lines = [f"Suspicion cubes on the plates: {plates}; Sugar Bowl: {_count(g.bowl, 'cube')} left."]
+    lines.append("Cubes put on and taken off the plates so far (adds, moves, plate swaps):")
+    for s in range(g.n):
+        put = [f"{_count(g.put[s][p], 'cube')} on {_at(g, p)}'s plate" for p in range(g.positions) if g.put[s][p]]
+        took = [f"{_count(g.took[s][p], 'cube')} off {_at(g, p)}'s plate" for p in range(g.positions) if g.took[s][p]]
+        moved = ([f"put {', '.join(put)}"] if put else []) + ([f"taken {', '.join(took)}"] if took else [])
+        if moved:
+            lines.append(f"player_{s} has {'; '.join(moved)}")
+    return lines
+
+
+def _guilt_lines(g: rules.ElevensesState, me: int | None) -> list[str]:
+    """Each Guilt card where it lies now: its value if the viewer has seen it, and its public history (looks and
+    claims, Cucumber swaps), which follow the card through swaps."""
+    lines = ["Guilt cards, where they lie now:"]
+    for p in range(g.positions):
+        value = "Murderer" if g.guilt[p] else "Not Guilty"
+        if me is None:
+            knowers = ", ".join(f"player_{s}" for s in range(g.n) if g.guilt_known[s][p]) or "nobody"
+            text = f"{value} (known to {knowers})"
+        else:
+            text = f"{value} (you have seen it)" if g.guilt_known[me][p] else "unknown to you"
+        facts = [f"player_{s} {_CLAIMS[g.claims[s][p]]}" for s in range(g.n) if g.claims[s][p]]
+        for s in range(g.n):
+            if g.moved[s][p] == rules.MOVED_OWN:
+                facts.append(f"player_{s} swapped it here from player_{s}'s own place")
+            elif g.moved[s][p]:
+                facts.append(f"player_{s} has swapped it")
+        lines.append(f"at {_at(g, p)}'s place: {'; '.join([text, *facts])}")
+    return lines
+
+
+def _seen_lines(g: rules.ElevensesState, me: int | None) -> list[str]:
+    """Who has seen whose hand (Ham Sandwiches, Cakes): public."""
+    return [
+        f"player_{s} has seen player_{t}'s hand {({1: 'once', 2: 'twice'}).get(k, f'{k} times')}."
+        for s in range(g.n)
+        for t in range(g.n)
+        if (k := g.viewed[s][t])
+    ]
+
+
+def _knowledge_lines(g: rules.ElevensesState) -> list[str]:
+    """The umpire's view of what each player knows: the hidden cards it can place outside its own hand."""
+    lines = ["What each player knows of the cards outside their own hand that are not face up:"]
+    for s in range(g.n):
+        known = []
+        for c in range(g.n * rules.NUMBERS):
+            where = g.location[c]
+            if where < rules.DOWN and where != rules.HAND + s and g.knows(s, c):
+                known.append(f"{_card(g, c, None)} in player_{where}'s hand")
+            elif rules.DOWN <= where < rules.UP and g.knows(s, c):
+                k = where - rules.DOWN
+                known.append(
+                    f"{_card(g, c, None)} face down at player_{k // rules.SLOTS}'s position {k % rules.SLOTS + 2}"
+                )
+        lines.append(f"player_{s}: {', '.join(known) or 'nothing'}")
+    return lines
+
+
+def _end_lines(g: rules.ElevensesState) -> list[str]:
+    """The result, as every seat is told it at the end (the outcome reveals the Guilt cards and the guests)."""
+    if g.phase != rules.OVER:
+        return []
+    if g.truncated:
+        return [f"The game was stopped after {g.options.max_turns} turns: nothing is scored, nobody wins."]
+    out = g.outcome()
+    lines = ["The game is over."]
+    lines.append(f"Arrested (most cubes): {', '.join(_at(g, p) for p in out['arrested'])}.")
+    lines.append(f"The Murderer card lay at: {', '.join(_at(g, p) for p in out['murderers'])}.")
+    if g.winners:
+        lines.append(f"Winner{'s' if len(g.winners) > 1 else ''}: {', '.join(f'player_{s}' for s in g.winners)}.")
+    else:
+        lines.append("Mrs Lansdowne wins: no player wins." if g.mrs_wins else "Nobody wins.")
+    guests = "; ".join(
+        f"player_{s} {', '.join(rules.CARD_NAMES[k - 1] for k in rules.GUESTS[x])}" for s, x in enumerate(g.guests)
+    )
+    lines.append(f"Guests: {guests}.")
+    return lines

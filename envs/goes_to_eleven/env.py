@@ -262,30 +262,19 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
         raise ValueError(f"action {action} is out of range: expected an integer in [0, {self.num_actions - 1}]")
 
     def render_text(self, perspective: str | None = None) -> str:
+        """The table as ``perspective`` knows it, in plain lines (``None``: the umpire's view, every hand and the draw
+        pile in order).
+
+        A seat's view holds everything its observation carries -- its hand, the piles, the cards turned face up so
+        far, every seat's hand size and collected cards, whose decision it is, the pick, the variant and the deck --
+        and never another seat's hand nor the draw pile's order."""
         g = self.game
         seat = None if perspective is None else self._seat[perspective]
-        lines = [
-            f"This Game Goes to Eleven — phase: {rules.PHASE_NAMES[g.phase]}, turn {g.turns}"
-            + ("" if perspective is None else f" — as seen by {perspective}")
-        ]
-        for j, top in enumerate(g.pile_top):
-            if top >= 0:
-                mark = " (at 11, waiting)" if j == g.pending else ""
-                lines.append(
-                    f"pile {j}: value {g.pile_value[j]}, top {rules.KIND_NAMES[top]}, {g.pile_size[j]} cards{mark}"
-                )
-        if g.new_pile or not g.occupied:
-            lines.append("A new pile may be started.")
-        lines.append(f"draw pile: {len(g.draw)} cards")
-        for s in range(g.n):
-            if seat is None or seat == s:
-                hand = " ".join(rules.KIND_NAMES[k] for k in range(K) for _ in range(g.hands[s][k])) or "-"
-            else:
-                hand = f"{g.hand_size[s]} cards"
-            marks = (" [pick]" if g.pick == s else "") + (" <- to decide" if g.current_player == s else "")
-            lines.append(f"player_{s}: collected {g.collected[s]}; hand: {hand}{marks}")
-        if g.phase == rules.ANSWER:
-            lines.append(f"player_{g.eleven_player} played an Eleven; player_{g.current} may answer with Quiet!")
+        lines = _header(g, seat)
+        lines += _decision_lines(g, seat)
+        lines += _pile_lines(g)
+        lines += _seat_lines(g, seat)
+        lines += _card_count_lines(g, seat)
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------------------------ audit & end
@@ -343,3 +332,110 @@ class GoesToElevenEnv(GameEnv[rules.GoesToElevenState]):
             assert np.array_equal(self._incremental_observation(s), self._reference_observation(s)), (
                 "incremental encoding drifted"
             )
+
+
+# ----------------------------------------------------------------------------------------------- the text view
+# render_text's parts: each takes the rules state and the viewing seat (``None``: the umpire) and returns lines.
+def _cards(k: int) -> str:
+    return "1 card" if k == 1 else f"{k} cards"
+
+
+def _seats(k: int) -> str:
+    return "1 seat" if k == 1 else f"{k} seats"
+
+
+def _kinds(counts: list[int] | tuple[int, ...]) -> str:
+    """Cards by kind, as a hand is shown: ``3 3 7 Quiet!`` (``0 cards`` for none)."""
+    return " ".join(rules.KIND_NAMES[k] for k in range(K) for _ in range(counts[k])) or "0 cards"
+
+
+def _header(g: rules.GoesToElevenState, seat: int | None) -> list[str]:
+    players = ", ".join(f"player_{s}" for s in range(g.n))
+    if seat is None:
+        lines = ["This Game Goes to Eleven — the umpire's view (every hand and the draw pile)"]
+        lines.append(f"Players, clockwise (play passes to the left): {players}.")
+    else:
+        lines = [f"This Game Goes to Eleven — the table as player_{seat} sees it"]
+        lines.append(f"You are player_{seat}. Players, clockwise (play passes to the left): {players}.")
+        left = ", ".join(f"player_{(seat + k) % g.n} {_seats(k)}" for k in range(1, g.n))
+        how = "" if g.options.pick_on_me else " (a pile is given by counting seats to the left)"
+        lines.append(f"To your left{how}: {left}.")
+    opts = g.options
+    if opts.pick_on_me:
+        pick = f" The pick is with player_{g.pick}." if g.pick >= 0 else ""
+        lines.append(
+            "Variant Pick On Me: whoever holds the guitar pick takes every pile that reaches 11, then passes the "
+            f"pick to the left.{pick}"
+        )
+    else:
+        lines.append("A player who makes a pile reach exactly 11 gives it to another player.")
+    lines.append("A card may take a pile over 11 only when no other play is possible: its player then takes the pile.")
+    lines.append("Fewest cards collected at the end wins.")
+    lines.append(f"Turns played: {g.turns}. Phase: {rules.PHASE_NAMES[g.phase]}.")
+    return lines
+
+
+def _decision_lines(g: rules.GoesToElevenState, seat: int | None) -> list[str]:
+    """Whose decision it is, and what it is about."""
+    if g.phase == rules.OVER:
+        winners = ", ".join(f"player_{s}" for s in g.winners())
+        return [f"The game is over: the draw pile and every hand are empty. Fewest cards collected: {winners}."]
+    turn = f"It is your turn (player_{g.current})" if g.current == seat else f"It is player_{g.current}'s turn"
+    if g.phase == rules.PLAY:
+        return [f"{turn}: play a card on a pile, or start a new pile."]
+    if g.phase == rules.GIVE:
+        whose = "your" if g.current == seat else f"player_{g.current}'s"
+        return [f"{turn}: {whose} card made pile {g.pending} reach 11; player_{g.current} gives it to another player."]
+    decide = (
+        f"It is your decision (player_{g.current})" if g.current == seat else f"It is player_{g.current}'s decision"
+    )
+    return [
+        f"player_{g.eleven_player} played an Eleven on pile {g.pending}.",
+        f"{decide}: answer with Quiet! (then player_{g.eleven_player} takes the pile) or let the Eleven stand.",
+    ]
+
+
+def _pile_lines(g: rules.GoesToElevenState) -> list[str]:
+    """The piles in their numbered places, and whether (and how) a new pile may be started."""
+    mp = g.options.max_piles
+    lines = [f"Piles on the table (at most {mp}; a new pile takes the lowest free number):"]
+    for j, top in enumerate(g.pile_top):
+        if top >= 0:
+            mark = " — reached 11, waiting to be taken" if j == g.pending else ""
+            lines.append(
+                f"pile {j}: value {g.pile_value[j]}, top card {rules.KIND_NAMES[top]}, {_cards(g.pile_size[j])}{mark}"
+            )
+    if not g.occupied:
+        lines.append("(no pile)")
+    if g.new_pile or not g.occupied:
+        lines.append("A new pile may be started with any card (a pile has just left the table, or none lies there).")
+    elif g.num_piles < mp:
+        lines.append("A new pile may be started only by a split: a number card equal to the top card of a pile.")
+    else:
+        lines.append(f"No new pile may be started: {mp} piles lie on the table.")
+    return lines
+
+
+def _seat_lines(g: rules.GoesToElevenState, seat: int | None) -> list[str]:
+    """Each seat's collected cards and hand (its own, or every one for the umpire; a count for the others)."""
+    lines = [f"Draw pile: {_cards(len(g.draw))}"]
+    if seat is None and g.draw:
+        lines.append(f"Draw pile, top card first: {' '.join(rules.KIND_NAMES[k] for k in reversed(g.draw))}")
+    for s in range(g.n):
+        hand = _kinds(g.hands[s]) if seat is None or seat == s else _cards(g.hand_size[s])
+        marks = (" — you" if s == seat else "") + ("; holds the guitar pick" if g.pick == s else "")
+        marks += "; to decide" if g.current_player == s else ""
+        lines.append(f"player_{s}: collected {g.collected[s]}; hand: {hand}{marks}")
+    return lines
+
+
+def _card_count_lines(g: rules.GoesToElevenState, seat: int | None) -> list[str]:
+    """The cards of each kind turned face up so far out of the deck's, and those the seat has not seen."""
+    deck = g.options.deck
+    shown = ", ".join(f"{rules.KIND_NAMES[k]}: {g.played[k]}/{deck[k]}" for k in range(K))
+    lines = [f"Cards turned face up so far (on piles or collected), by kind (face up/in the deck): {shown}"]
+    if seat is not None:
+        unseen = g.unseen(seat)
+        counts = ", ".join(f"{rules.KIND_NAMES[k]} ×{c}" for k, c in enumerate(unseen) if c) or "none"
+        lines.append(f"Cards you have not seen (other hands and the draw pile), by kind: {counts}")
+    return lines

@@ -300,34 +300,23 @@ class LadyAliceEnv(GameEnv[rules.LadyAliceState]):
         raise ValueError(f"action {action} is out of range: expected an integer in [0, {rules.NUM_ACTIONS - 1}]")
 
     def render_text(self, perspective: str | None = None) -> str:
+        """The table as ``perspective`` knows it, in plain lines (``None``: the umpire's view, with the solution, every
+        evidence card and every counter's value).
+
+        A seat's view holds everything its observation carries -- its evidence card and counters, the counters on the
+        clues (values of face-up ones and of its own), covered clues, the notebook, whose decision it is and what is
+        being chosen, the passes, the last suspicion and (unless notes are forbidden) every verdict so far -- and
+        never another seat's evidence or face-down values."""
         g = self.game
         seat = None if perspective is None else self._seat[perspective]
-        lines = [
-            f"Lady Alice — round {g.rounds}, phase: {rules.PHASE_NAMES[g.phase]}"
-            + ("" if perspective is None else f" — as seen by {perspective}")
-        ]
-        if seat is None:
-            special = "" if g.special < 0 else f" (special category: {rules.CATEGORY_NAMES[g.special]})"
-            lines.append("solution: " + ", ".join(rules.clue_name(c) for c in g.solution) + special)
-        for cat in range(rules.NUM_CATEGORIES):
-            cells = []
-            for clue in range(cat * rules.PER_CATEGORY, (cat + 1) * rules.PER_CATEGORY):
-                marks = []
-                for owner, value, up in g.counters[clue]:
-                    shown = up or seat is None or owner == seat
-                    marks.append(f"p{owner}:{value if shown else '?'}")
-                cover = "[covered] " if g.covered[clue] else ""
-                cells.append(f"{cover}{rules.clue_name(clue)}" + (f" ({' '.join(marks)})" if marks else ""))
-            lines.append(f"{rules.CATEGORY_NAMES[cat]}s: " + "; ".join(cells))
-        for r in g.history:
-            kind = "accuses" if r.accusation else "suspects"
-            lines.append(f"player_{r.seat} {kind} {', '.join(rules.clue_name(c) for c in r.clues)}: {r.smiles} smiles")
-        for s in range(g.n):
-            evidence = rules.clue_name(g.evidence[s]) if seat is None or seat == s else "?"
-            left = g.left[s] if seat is None or seat == s else sum(g.left[s])
-            flags = (" (excluded)" if g.excluded[s] else "") + (" [notebook]" if g.holder == s else "")
-            flags += " <- to decide" if g.current_player == s else ""
-            lines.append(f"player_{s}: evidence {evidence}; counters left {left}{flags}")
+        opts = self.rules_options
+        lines = _header(g, opts, perspective)
+        lines += _decision_lines(g, seat)
+        lines += _clue_lines(g)
+        lines += _counter_lines(g, seat)
+        lines += _history_lines(g, opts)
+        lines += _player_lines(g, seat)
+        lines += _end_lines(g)
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------------------------ audit & end
@@ -426,3 +415,194 @@ class LadyAliceV0Env(LadyAliceV1Env):
     title = f"{GAME.title} (v0: zero-smile accusations cover nothing)"
     options_class = OptionsV0
     env_version = 0
+
+
+# ----------------------------------------------------------------------------------------------- the text view
+# render_text's parts: each takes the rules state and the viewing seat (``None``: the umpire) and returns lines.
+_CATEGORY_PLURALS = ("Suspects", "Places", "Times", "Objects")
+_PHASE_HELP = (
+    "the notebook's holder names one clue of each category, in order: Suspect, Place, Time, Object",
+    "from the holder's left, each player still in the game places a counter, passes or accuses; the phase ends "
+    "when all of them have passed in a row",
+    "a player has chosen the clue for a counter and now chooses its value",
+    "a player is naming the clues of an accusation",
+    "the game is over",
+)
+
+
+def _clue(c: int) -> str:
+    return f"{rules.clue_name(c)} ({rules.CATEGORY_NAMES[rules.category(c)]})"
+
+
+def _clues(clues: Any) -> str:
+    return ", ".join(rules.clue_name(c) for c in clues)
+
+
+def _smiles(k: int) -> str:
+    return "1 smile" if k == 1 else f"{k} smiles"
+
+
+def _who(s: int, seat: int | None) -> str:
+    return f"player_{s} (you)" if s == seat else f"player_{s}"
+
+
+def _header(g: rules.LadyAliceState, opts: rules.Options, perspective: str | None) -> list[str]:
+    players = ", ".join(f"player_{s}" for s in range(g.n))
+    if perspective is None:
+        lines = ["Lady Alice — the umpire's view (the solution, every evidence card and counter)"]
+        lines.append(f"Players, clockwise: {players}.")
+    else:
+        lines = [
+            f"Lady Alice — the table as {perspective} sees it",
+            f"You are {perspective}. Players, clockwise: {players}.",
+        ]
+    solution = {
+        3: "3 clues: one hidden category has none",
+        4: "4 clues, one of each category",
+        5: "5 clues: one hidden category has two",
+    }[g.n]
+    need = rules.smiles_needed(g.n)
+    lines.append(f"The solution is {solution}; each player holds one of them as evidence.")
+    if perspective is None:
+        special = "" if g.special < 0 else f" (hidden category: {rules.CATEGORY_NAMES[g.special]})"
+        lines.append(f"The solution: {_clues(g.solution)}{special}")
+    lines.append(
+        f"A verdict counts the evidence cards among the clues named (smiles); an accusation is right with {need}."
+    )
+    if opts.no_notes:
+        lines.append("Notes are forbidden: only the last suspicion and its verdict stay on the table.")
+    lines.append(
+        f"Suspicions made so far: {g.rounds}; after {opts.max_rounds} the game ends, scored without the accusation bonus."
+    )
+    lines.append(f"Phase: {rules.PHASE_NAMES[g.phase]} — {_PHASE_HELP[g.phase]}.")
+    return lines
+
+
+def _decision_lines(g: rules.LadyAliceState, seat: int | None) -> list[str]:
+    """The notebook, whose decision it is, and what is being chosen (clues so far, the category left out, the clue
+    a counter goes on)."""
+    lines = [f"{_who(g.holder, seat)} holds the notebook this round."]
+    if g.phase == rules.OVER:
+        return lines
+    turn = f"It is your decision (player_{g.current})" if g.current == seat else f"It is player_{g.current}'s decision"
+    lines.append(f"{turn}: {_choice(g)}.")
+    if g.partial or g.phase == rules.ACCUSING:
+        what = "suspicion" if g.phase == rules.SUSPECT else "accusation"
+        lines.append(f"Clues of the {what} so far: {_clues(g.partial) or 'none'}")
+    if g.phase == rules.ACCUSING and g.missing >= 0:
+        lines.append(f"The accusation leaves out the {rules.CATEGORY_NAMES[g.missing]} category.")
+    if g.phase in (rules.DEDUCE, rules.PLACE, rules.ACCUSING):
+        passed = ", ".join(_who(s, seat) for s in sorted(g.passed)) or "nobody"
+        lines.append(f"Passed since the last counter was placed: {passed}.")
+    return lines
+
+
+def _choice(g: rules.LadyAliceState) -> str:
+    """What the seat to decide is choosing."""
+    if g.phase == rules.SUSPECT:
+        return f"the {rules.CATEGORY_NAMES[len(g.partial)]} of the suspicion"
+    if g.phase == rules.DEDUCE:
+        return "place a counter on a clue, pass, or accuse"
+    if g.phase == rules.PLACE:
+        return f"the value of the counter going on {_clue(g.place_clue)}"
+    if g.n == 3 and g.missing < 0:
+        return "the category the accusation leaves out"
+    cats = [c for c in range(rules.NUM_CATEGORIES) if c != g.missing]
+    return f"the {rules.CATEGORY_NAMES[cats[len(g.partial)]]} of the accusation"
+
+
+def _clue_lines(g: rules.LadyAliceState) -> list[str]:
+    """The 32 clues by category; covered ones are red herrings shown by a verdict with no smile."""
+    lines = ["Clues (covered: shown to be a red herring by a verdict with no smile):"]
+    for cat in range(rules.NUM_CATEGORIES):
+        clues = range(cat * rules.PER_CATEGORY, (cat + 1) * rules.PER_CATEGORY)
+        cells = [rules.clue_name(c) + (" (covered)" if g.covered[c] else "") for c in clues]
+        lines.append(f"{_CATEGORY_PLURALS[cat]}: {', '.join(cells)}")
+    return lines
+
+
+def _counter_lines(g: rules.LadyAliceState, seat: int | None) -> list[str]:
+    """The counters on each clue, in the order they were placed (a new one turns those already there face up)."""
+    lines = [f"Counters on the clues, in the order placed (at most {g.n} on a clue):"]
+    for c, space in enumerate(g.counters):
+        if not space:
+            continue
+        marks = []
+        for owner, value, up in space:
+            if up:
+                marks.append(f"{_who(owner, seat)} face up, value {value}")
+            elif seat is None or owner == seat:
+                marks.append(f"{_who(owner, seat)} face down, value {value}")
+            else:
+                marks.append(f"{_who(owner, seat)} face down")
+        lines.append(f"{_clue(c)}: {'; '.join(marks)}")
+    if len(lines) == 1:
+        lines.append("(none yet)")
+    return lines
+
+
+def _history_lines(g: rules.LadyAliceState, opts: rules.Options) -> list[str]:
+    """The verdicts so far (every one, or only the last suspicion's when notes are forbidden)."""
+    suspicions = [r for r in g.history if not r.accusation]
+    last = suspicions[-1] if suspicions else None
+    if opts.no_notes:
+        return [] if last is None else [_last_suspicion(last)]
+    if not g.history:
+        return ["No suspicion yet."]
+    lines = ["Suspicions and accusations so far, with their verdicts:"]
+    k = 0
+    for r in g.history:
+        if r.accusation:
+            left = f", leaving out the {rules.CATEGORY_NAMES[r.missing]} category" if r.missing >= 0 else ""
+            right = r.smiles == rules.smiles_needed(g.n)
+            result = "right" if right else f"wrong: player_{r.seat} is excluded"
+            lines.append(f"Accusation by player_{r.seat}{left}: {_clues(r.clues)} — {_smiles(r.smiles)} ({result})")
+        else:
+            k += 1
+            lines.append(f"Suspicion {k} by player_{r.seat}: {_clues(r.clues)} — {_smiles(r.smiles)}")
+    if last is not None:
+        lines.append(_last_suspicion(last))
+    return lines
+
+
+def _last_suspicion(record: rules.Record) -> str:
+    return f"Last suspicion (may not be repeated): {_clues(record.clues)} — {_smiles(record.smiles)}"
+
+
+def _player_lines(g: rules.LadyAliceState, seat: int | None) -> list[str]:
+    """Each player: evidence card (one's own; every one for the umpire), counters in hand, exclusion, turn."""
+    lines = []
+    for s in range(g.n):
+        if seat is None or seat == s:
+            evidence = rules.clue_name(g.evidence[s])
+            left = ", ".join(f"value {v} ×{k}" for v, k in zip(rules.COUNTER_VALUES, g.left[s], strict=True))
+            hand = f"counters in hand: {left}"
+        else:
+            count = sum(g.left[s])
+            evidence, hand = "?", f"{count} counter{'' if count == 1 else 's'} in hand"
+        flags = " — you" if s == seat else ""
+        flags += "; excluded by a false accusation" if g.excluded[s] else ""
+        flags += "; holds the notebook" if g.holder == s else ""
+        flags += "; to decide" if g.current_player == s else ""
+        lines.append(f"player_{s}: evidence {evidence}; {hand}{flags}")
+    return lines
+
+
+def _end_lines(g: rules.LadyAliceState) -> list[str]:
+    """The result, as every seat is told it at the end (the outcome reveals the solution and the evidence)."""
+    if g.phase != rules.OVER:
+        return []
+    out = g.outcome()
+    how = (
+        "a right accusation"
+        if g.accuser >= 0
+        else "the round cap"
+        if g.truncated
+        else "only one player is left in the game"
+    )
+    evidence = ", ".join(f"player_{s} {e}" for s, e in enumerate(out["evidence"]))
+    lines = [f"The game is over ({how}). The solution: {', '.join(out['solution'])}."]
+    lines.append(f"Evidence cards: {evidence}.")
+    lines.append("Points: " + ", ".join(f"player_{s} {p}" for s, p in enumerate(g.scores)))
+    lines.append("Winners: " + ", ".join(f"player_{s}" for s in g.winners))
+    return lines

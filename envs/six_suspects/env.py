@@ -209,40 +209,19 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
         raise ValueError(f"action {action} is out of range: expected an integer in [0, {rules.NUM_ACTIONS - 1}]")
 
     def render_text(self, perspective: str | None = None) -> str:
+        """The table as ``perspective`` knows it, in plain lines (``None``: the umpire's view, every card and vote).
+
+        A seat's view holds everything its observation carries -- the cards it has seen, every seat's turns, peeks
+        and last peek, the announcement, whose turn it is, its own vote, the match tallies -- and the public results
+        of earlier games; never a card it has not seen nor another seat's vote before everyone has voted."""
         g = self.game
         seat = None if perspective is None else self._seat[perspective]
-        names = self.rules_options.plain_values
-        lines = [
-            f"6 Suspects — game {min(g.game_index + 1, self.rules_options.max_games)}, "
-            f"phase: {rules.PHASE_NAMES[g.phase]}" + ("" if perspective is None else f" — as seen by {perspective}")
-        ]
-        lines.append("          " + " ".join(f"{s:>12}" for s in rules.SUSPECTS))
-        for r in range(rules.NUM_ROWS):
-            cells = []
-            for c in range(rules.NUM_SUSPECTS):
-                p = r * rules.NUM_SUSPECTS + c
-                visible = seat is None or g.known_positions(seat)[p]
-                cells.append(f"{rules.card_name(int(g.layout[p]), names) if visible else '?':>12}")
-            lines.append(f"{rules.ROW_NAMES[r]:>9} " + " ".join(cells))
-        for s in range(g.n):
-            peeks = ", ".join(f"{rules.position_name(p)}×{int(k)}" for p, k in enumerate(g.peeks[s]) if k)
-            vote = ""
-            if g.votes[s] >= 0 and (seat is None or seat == s or g.phase == rules.OVER):
-                vote = f"; vote: {rules.SUSPECTS[g.votes[s]]}"
-            elif g.votes[s] >= 0:
-                vote = "; has voted"
-            marks = (" (announced)" if g.announcer == s else "") + (
-                " <- to act" if g.phase != rules.OVER and g.current == s else ""
-            )
-            lines.append(
-                f"player_{s}: turns {int(g.turns_each[s])}, score {int(g.scores[s])}{vote}{marks}; "
-                f"peeks: {peeks or '-'}"
-            )
-        if g.announcer == rules.TABLE:
-            lines.append("The table announced (turn cap reached).")
-        if g.phase == rules.OVER and g.results:
-            last = g.results[-1]
-            lines.append(f"Culprit(s): {', '.join(last['culprits'])}; totals: {last['totals']}")
+        lines = _header(g, self.rules_options, perspective)
+        lines += _turn_lines(g, self.rules_options, seat)
+        lines += _card_lines(g, seat)
+        lines += _peek_lines(g, seat)
+        lines += _vote_lines(g, seat)
+        lines += _match_lines(g, self.rules_options)
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------------------------ audit & end
@@ -282,3 +261,185 @@ class SixSuspectsEnv(GameEnv[rules.SixSuspectsState]):
             assert np.array_equal(self._incremental_observation(s), self._reference_observation(s)), (
                 "incremental encoding drifted"
             )
+
+
+# ----------------------------------------------------------------------------------------------- the text view
+# render_text's parts: each takes the rules state and the viewing seat (``None``: the umpire) and returns lines.
+_PHASE_HELP = (
+    "each turn a player peeks at one face-down evidence card (or, once allowed, announces)",
+    "after the announcement every other player takes one last peek",
+    "each player in turn names the suspect they think is the culprit; the votes stay secret until everyone has voted",
+    "the game is over: every card and vote is revealed",
+)
+
+
+def _times(k: int) -> str:
+    return {1: "once", 2: "twice"}.get(k, f"{k} times")
+
+
+def _plural(k: int, word: str) -> str:
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"
+
+
+def _where(p: int) -> str:
+    """A position as the rulebook would say it: ``Albert's top card``."""
+    r, c = divmod(p, rules.NUM_SUSPECTS)
+    return f"{rules.SUSPECTS[c]}'s {rules.ROW_NAMES[r]} card"
+
+
+def _label(s: int, seat: int | None) -> str:
+    return f"player_{s} (you)" if s == seat else f"player_{s}"
+
+
+def _header(g: rules.SixSuspectsState, opts: rules.Options, perspective: str | None) -> list[str]:
+    players = ", ".join(f"player_{s}" for s in range(g.n))
+    if perspective is None:
+        lines = ["6 Suspects — the umpire's view (every card and vote)", f"Players, clockwise: {players}."]
+    else:
+        lines = [
+            f"6 Suspects — the table as {perspective} sees it",
+            f"You are {perspective}. Players, clockwise: {players}.",
+        ]
+    number = g.game_index + (g.phase != rules.OVER)  # the game under way, or the last one played
+    if opts.num_games == 1:
+        lines.append("A single game.")
+    else:
+        game = f"Game {number} of a match of {opts.num_games} games (most points wins"
+        game += f"; a tie plays on, at most {_plural(opts.max_tiebreak_games, 'more game')})."
+        if number > opts.num_games:
+            game += f" This is tie-break game {number - opts.num_games}."
+        lines.append(game)
+    lines.append(f"Phase: {rules.PHASE_NAMES[g.phase]} — {_PHASE_HELP[g.phase]}.")
+    return lines
+
+
+def _turn_lines(g: rules.SixSuspectsState, opts: rules.Options, seat: int | None) -> list[str]:
+    """Whose turn it is, whether announcing is allowed, and the announcement."""
+    lines = []
+    if g.phase != rules.OVER:
+        lines.append(
+            f"It is your turn ({_label(g.current, None)})."
+            if g.current == seat
+            else f"It is player_{g.current}'s turn."
+        )
+    cap = opts.table_announcement_turns
+    if g.phase == rules.PEEK:
+        if g.can_announce():
+            lines.append(f"Announcing is allowed: every player has taken at least {rules.ANNOUNCE_AFTER_TURNS} turns.")
+        else:
+            lines.append(
+                f"Announcing is not allowed yet: every player must first take {rules.ANNOUNCE_AFTER_TURNS} turns."
+            )
+        lines.append(f"If nobody announces, the table announces once every player has taken {cap} turns.")
+    if g.announcer == rules.TABLE:
+        lines.append(f"Nobody announced: the table announced once every player had taken {cap} turns.")
+    elif g.announcer >= 0:
+        lines.append(f"{_label(g.announcer, seat)} announced.")
+    return lines
+
+
+def _card_lines(g: rules.SixSuspectsState, seat: int | None) -> list[str]:
+    """The twelve evidence cards, suspect by suspect (a question mark for a card the seat has not seen)."""
+    known = [True] * rules.NUM_POSITIONS if seat is None else g.known_positions(seat)
+    names = g.options.plain_values
+    if seat is None or g.phase == rules.OVER:
+        lines = ["Evidence cards, under each suspect:"]
+    else:
+        lines = [
+            f"Evidence cards, under each suspect (you have seen {sum(known)} of 12; a question mark is one you have not):"
+        ]
+    for c, suspect in enumerate(rules.SUSPECTS):
+        top, bottom = (
+            rules.card_name(int(g.layout[p]), names) if known[p] else "?" for p in (c, c + rules.NUM_SUSPECTS)
+        )
+        lines.append(f"{suspect}: top card {top}, bottom card {bottom}")
+    return lines
+
+
+def _peek_lines(g: rules.SixSuspectsState, seat: int | None) -> list[str]:
+    """Every seat's turns, peeks and last peek this game: public (everyone sees where a player peeks)."""
+    lines = ["Turns and peeks this game (everyone sees where a player peeks, not the card):"]
+    for s in range(g.n):
+        peeks = [f"{_where(p)} {_times(k)}" for p, k in enumerate(g.peeks[s]) if k]
+        text = f"{_label(s, seat)}: {_plural(int(g.turns_each[s]), 'turn')}"
+        if g.announcer == s:
+            text += ", one of them the announcement"
+        text += f"; peeked at {', '.join(peeks)}" if peeks else "; no peeks yet"
+        if g.last_peek[s] >= 0:
+            text += f"; last peek: {_where(g.last_peek[s])}"
+        lines.append(text)
+    return lines
+
+
+def _vote_lines(g: rules.SixSuspectsState, seat: int | None) -> list[str]:
+    """The votes: one's own (the umpire: all) while the vote goes on, every vote and the culprits at the end."""
+    if g.phase == rules.VOTE:
+        lines = ["Votes:"]
+        for s in range(g.n):
+            v = g.votes[s]
+            if v < 0:
+                lines.append(f"{_label(s, seat)} has not voted yet")
+            elif seat is None or s == seat:
+                lines.append(f"{_label(s, seat)} voted {rules.SUSPECTS[v]}")
+            else:
+                lines.append(f"{_label(s, seat)} has voted (secret until everyone has voted)")
+        return lines
+    if g.phase != rules.OVER or not g.results:
+        return []
+    last = g.results[-1]
+    lines = ["Votes:"]
+    lines += [
+        f"{_label(s, seat)} voted {name} ({'right' if ok else 'wrong'})"
+        for s, (name, ok) in enumerate(zip(last["votes"], last["right"], strict=True))
+    ]
+    return lines + _resolution_lines(last)
+
+
+def _resolution_lines(result: dict[str, Any]) -> list[str]:
+    culprits = result["culprits"]
+    totals = ", ".join(f"{s} {_number(t)}" for s, t in zip(rules.SUSPECTS, result["totals"], strict=True))
+    lines = [f"Culprit{'s' if len(culprits) > 1 else ''}: {', '.join(culprits)}"]
+    lines.append(f"Evidence totals, once the Swap and the copies are applied: {totals}")
+    if result["police"]:
+        lines.append(f"Undercover police (cannot be the culprit): {', '.join(result['police'])}")
+    return lines
+
+
+def _number(x: float) -> str:
+    return str(int(x)) if x == int(x) else f"{int(x)}½"
+
+
+def _match_lines(g: rules.SixSuspectsState, opts: rules.Options) -> list[str]:
+    """In a match: every finished game's cards, culprits and votes (revealed to all), and the points."""
+    if opts.num_games == 1:
+        if g.phase == rules.OVER:
+            return [f"Points (1 for a right vote): {', '.join(f'player_{s} {p}' for s, p in enumerate(g.scores))}"]
+        return []
+    lines = []
+    names = opts.plain_values
+    for r in g.results:
+        k = r["game"] + 1
+        cards = "; ".join(
+            f"{s} {rules.card_name(r['layout'][c], names)} and {rules.card_name(r['layout'][c + rules.NUM_SUSPECTS], names)}"
+            for c, s in enumerate(rules.SUSPECTS)
+        )
+        votes = ", ".join(
+            f"player_{s} {v} ({'right' if ok else 'wrong'})"
+            for s, (v, ok) in enumerate(zip(r["votes"], r["right"], strict=True))
+        )
+        lines.append(
+            f"Game {k}: culprit{'s' if len(r['culprits']) > 1 else ''} {', '.join(r['culprits'])}; votes: {votes}"
+        )
+        lines.append(f"The cards of game {k} (top and bottom card under each suspect): {cards}")
+    lines.append(
+        f"Match points after {_plural(g.game_index, 'game')} (1 per right vote): "
+        + ", ".join(f"player_{s} {p}" for s, p in enumerate(g.scores))
+    )
+    if g.phase == rules.OVER:
+        winners = g.winners()
+        lines.append(
+            f"Match winner{'s' if len(winners) > 1 else ''}: {', '.join(f'player_{s}' for s in winners)}"
+            if winners
+            else "Nobody scored: nobody wins the match."
+        )
+    return lines
