@@ -47,7 +47,7 @@ def replay_page(frames: dict[str, Any], *, perspective: str | None = None) -> st
     first through ``perspective``'s eyes (a seat, ``"umpire"`` for everything revealed, ``None``: the first seat)."""
     page = (STATIC / "replay.html").read_text(encoding="utf-8")
     style = (STATIC / "parlour.css").read_text(encoding="utf-8")
-    script = (STATIC / "replay.js").read_text(encoding="utf-8")
+    script = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("api.js", "replay.js"))
     if not ASSETS.search(page) or FRAMES_SLOT not in page:
         raise ValueError("replay.html has no assets block or frames slot to fill")
     assets = _inline("style", style) + "\n" + _inline("script", script)

@@ -18,29 +18,8 @@
   let digits = "";
   let digitTimer = null;
 
-  async function api(method, path, body) {
-    const init = { method, headers: { Accept: "application/json" } };
-    if (body !== undefined) {
-      init.headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(body);
-    }
-    let response;
-    try {
-      response = await fetch(path, init);
-    } catch (err) {
-      throw new Error("the server does not answer: is parlour serve still running?");
-    }
-    let data;
-    try {
-      data = await response.json();
-    } catch (err) {
-      throw new Error(`the server answered ${response.status} without JSON`);
-    }
-    if (!response.ok || (data && typeof data.error === "string")) {
-      throw new Error(data && typeof data.error === "string" ? data.error : `the server answered ${response.status}`);
-    }
-    return data;
-  }
+  /** The server's API (api.js): its JSON answer, or an error of one line. */
+  const api = (method, path, body) => window.parlourApi(method, path, body);
 
   function showError(message) {
     const el = $("error");

@@ -188,24 +188,7 @@
 
   /** A plain record's frames, from the server that serves this page (it replays and checks the record). */
   async function framesOf(recordText) {
-    let response;
-    try {
-      response = await fetch("/api/frames", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: recordText,
-      });
-    } catch (err) {
-      throw new Error("the server does not answer: is parlour serve still running?");
-    }
-    let answer;
-    try {
-      answer = await response.json();
-    } catch (err) {
-      throw new Error(`the server answered ${response.status} without JSON`);
-    }
-    if (!response.ok || typeof answer.error === "string") throw new Error(answer.error || `HTTP ${response.status}`);
-    return answer;
+    return window.parlourApi("POST", "/api/frames", recordText);
   }
 
   /** The seat to watch first in a record: the person's (a record of parlour play or of the play page), as replay does. */

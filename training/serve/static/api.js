@@ -1,0 +1,28 @@
+// Parlour's HTTP API as its pages call it (training/serve/api.py): one request, its JSON answer, and one line for any
+// failure -- the server's own `error`, or why no answer came. A string body is sent as it is (a record's text); any
+// other body as JSON.
+"use strict";
+
+window.parlourApi = async function parlourApi(method, path, body) {
+  const init = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new Error("the server does not answer: is parlour serve still running?");
+  }
+  let data;
+  try {
+    data = await response.json();
+  } catch (err) {
+    throw new Error(`the server answered ${response.status} without JSON`);
+  }
+  if (!response.ok || (data && typeof data.error === "string")) {
+    throw new Error(data && typeof data.error === "string" ? data.error : `the server answered ${response.status}`);
+  }
+  return data;
+};
