@@ -79,9 +79,7 @@ BAD_TABLES: list[tuple[Any, str]] = [
 
 
 @pytest.mark.parametrize(("request_", "message"), BAD_TABLES)
-def test_a_bad_new_table_is_refused_in_one_line(
-    request_: Any, message: str, api: tuple[TestClient, Tables]
-) -> None:
+def test_a_bad_new_table_is_refused_in_one_line(request_: Any, message: str, api: tuple[TestClient, Tables]) -> None:
     client, tables = api
     r = client.post("/api/tables", json=request_)
     assert r.status_code == 400
