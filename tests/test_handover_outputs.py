@@ -171,6 +171,37 @@ def test_exploit_never_reports_another_targets_best_responses(
     assert second["policy"] == "six_suspects_heuristic" and cfg["opponents"] == ["six_suspects_heuristic"]
 
 
+def test_exploit_never_reuses_best_responses_to_another_file_under_the_targets_name(tmp_path: Path) -> None:
+    """A shipped name or a policy file can come to hold another policy (a family retrained, another one shipped):
+    best responses to the old file are refused in one line naming the digests, and --overwrite retrains them."""
+    import shutil
+
+    from parlour.baselines import shipped_path
+    from parlour.baselines.policy_file import paths
+
+    spec, weights = paths(shipped_path("six_suspects_rl"))
+    target = tmp_path / spec.name
+    shutil.copy(spec, target)
+    shutil.copy(weights, tmp_path / weights.name)
+    out = tmp_path / "br"
+    assert exploit.best_responses(ENV, str(target), steps=128, seeds=[0], out=out, games=1) is not None
+    record = json.loads((out / exploit.TARGET_FILE).read_text())
+    assert record == exploit.target_identity(str(target)) and len(record["sha256"]) == 64
+    assert exploit.best_responses(ENV, str(target), steps=128, seeds=[0], out=out, games=1) is not None  # reused
+    changed = json.loads(target.read_text())
+    changed["training"]["note"] = "retrained"  # another policy file under the same path
+    target.write_text(json.dumps(changed))
+    with pytest.raises(RunError, match=r"holds best responses trained against another policy under the name .*sha256"):
+        exploit.best_responses(ENV, str(target), steps=128, seeds=[0], out=out, games=1)
+    with pytest.raises(RunError, match=r"another policy under the name"):  # nor reported without training
+        exploit.best_responses(ENV, str(target), steps=128, seeds=[0], out=out, games=1, train_missing=False)
+    first_run = json.loads((out / "seed0" / RUN_MARKER).read_text())["run_id"]
+    assert exploit.best_responses(ENV, str(target), steps=128, seeds=[0], out=out, games=1, overwrite=True)
+    assert json.loads((out / "seed0" / RUN_MARKER).read_text())["run_id"] != first_run  # trained afresh
+    assert json.loads((out / exploit.TARGET_FILE).read_text()) == exploit.target_identity(str(target))
+    assert exploit.target_identity("random") == {"policy": "random"}
+
+
 def test_exploit_with_a_larger_budget_continues_the_run_of_the_same_config(tmp_path: Path) -> None:
     out = tmp_path / "br"
     report = exploit.best_responses(ENV, "random", steps=128, seeds=[0], out=out, games=1)
