@@ -26,3 +26,20 @@ window.parlourApi = async function parlourApi(method, path, body) {
   }
   return data;
 };
+
+/** Fill a game's outcome table (``body``: its tbody): a row a seat -- its agent, its player's name, its score ("—"
+ * without scores) -- the winners' rows marked; the play page and the replay viewer both show the end this way. */
+window.parlourScoreRows = function parlourScoreRows(body, agents, players, winners, scores) {
+  body.replaceChildren();
+  agents.forEach((agent, s) => {
+    const tr = document.createElement("tr");
+    tr.dataset.agent = agent;
+    if (winners.includes(s)) tr.className = "winner";
+    for (const text of [agent, players[s], s < scores.length ? String(scores[s]) : "—"]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.append(td);
+    }
+    body.append(tr);
+  });
+};

@@ -234,19 +234,7 @@
     let line = names.length ? `Winners: ${names.join(", ")}.` : "Nobody won.";
     if (winners.includes(mine)) line += " You won!";
     $("winners").textContent = line;
-    const body = $("scores").querySelector("tbody");
-    body.replaceChildren();
-    p.players.forEach((agent, s) => {
-      const tr = document.createElement("tr");
-      tr.dataset.agent = agent;
-      if (winners.includes(s)) tr.className = "winner";
-      for (const text of [agent, seatName(agent), s < scores.length ? String(scores[s]) : "—"]) {
-        const td = document.createElement("td");
-        td.textContent = text;
-        tr.append(td);
-      }
-      body.append(tr);
-    });
+    window.parlourScoreRows($("scores").querySelector("tbody"), p.players, p.players.map(seatName), winners, scores);
     $("scores").hidden = !scores.length;
     $("outcome-details").textContent = JSON.stringify(outcome, null, 2);
     const record = `/api/tables/${encodeURIComponent(table)}/record`;

@@ -169,19 +169,8 @@
     const forfeit = $("forfeit");
     forfeit.hidden = !end.forfeit;
     forfeit.textContent = end.forfeit ? `Forfeit: ${JSON.stringify(end.forfeit)}` : "";
-    const body = $("scores").querySelector("tbody");
-    body.replaceChildren();
-    data.agents.forEach((agent, s) => {
-      const tr = document.createElement("tr");
-      if (winners.includes(s)) tr.className = "winner";
-      const player = s < data.players.length ? data.players[s] : agent;
-      for (const text of [agent, player, s < scores.length ? String(scores[s]) : "—"]) {
-        const td = document.createElement("td");
-        td.textContent = text;
-        tr.append(td);
-      }
-      body.append(tr);
-    });
+    const players = data.agents.map((agent, s) => (s < data.players.length ? data.players[s] : agent));
+    window.parlourScoreRows($("scores").querySelector("tbody"), data.agents, players, winners, scores);
     $("scores").hidden = !scores.length;
     $("outcome-details").textContent = JSON.stringify(outcome, null, 2);
   }
