@@ -127,10 +127,17 @@ def plot(
     from parlour.envs.fileio import atomic_write
 
     fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.8), squeeze=False, sharey=True)
+    # one colour per algorithm in every panel, and one legend of them all: an algorithm may have no curve at some
+    # table (the jitted family's points are played against the batched bots only)
+    names = list(dict.fromkeys(name for algorithms in panels.values() for name in algorithms))
+    handles: dict[str, Any] = {}
     for ax, (table, algorithms) in zip(axes[0], panels.items(), strict=True):
         for name, c in algorithms.items():
-            ax.plot(c["steps"], c["iqm"], marker="o", ms=3, label=f"{name} (IQM, {c['seeds']} seeds)")
-            ax.fill_between(c["steps"], c["low"], c["high"], alpha=0.2)
+            colour = f"C{names.index(name) % 10}"
+            label = f"{name} (IQM, {c['seeds']} seeds)"
+            (line,) = ax.plot(c["steps"], c["iqm"], marker="o", ms=3, color=colour, label=label)
+            handles.setdefault(label, line)
+            ax.fill_between(c["steps"], c["low"], c["high"], alpha=0.2, color=colour)
         for bot, at in levels.items():
             if table in at:
                 ax.axhline(at[table], linestyle="--", linewidth=1, color="grey")
@@ -142,7 +149,7 @@ def plot(
             ax.set_xlim(0, budget)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("win rate (periodic evaluation)")
-    axes[0][-1].legend(fontsize=7)
+    axes[0][-1].legend(list(handles.values()), list(handles), fontsize=7)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()

@@ -46,7 +46,7 @@ def at_a_glance(results: dict[str, dict[str, dict[str, Any]]], folder: Path | No
         "Each game's win rates first at the tables held out from training: a mixed table of the scenario's bots "
         "(the random, heuristic and expert bots together in the other seats, rotated by deal; every family trained "
         "with one kind of bot filling the table, so none met it), and the expert's (every other seat the expert bot; "
-        "both rl families train at the random and heuristic tables; the distilled track met it) -- then at the "
+        "every rl family trains at the random and heuristic tables; the distilled track met it) -- then at the "
         "heuristic's, a training table. From the sections below: the rl track's families (learned from the environment alone) and "
         "the distilled track (the expert imitated, its inference among the inputs), as the mean over training seeds "
         f"({SEED_T_METHOD}); the heuristic's and the expert's own win rates at that table ({CELL_METHOD}). The "
@@ -155,8 +155,10 @@ def render(folder: Path, renderers: Mapping[str, Callable[[dict[str, Any]], list
         "",
         "- **rl track** (`parlour baselines --track rl`): what reinforcement learning reaches from the environment",
         "  alone -- its observation, its mask and the game's outcome -- at a fixed budget of learner steps, over five",
-        "  training seeds and two algorithm families, with learning curves, sample efficiency and a cross-play table.",
-        "  This is the reference for a researcher benchmarking an RL algorithm. It ships as `<game>_rl`.",
+        "  training seeds and up to three algorithm families (`ppo` and `selfplay` on Stable-Baselines3 at 1M steps,",
+        "  `jaxppo` on the jitted trainer at 20M), with learning curves, sample efficiency and a cross-play table.",
+        "  This is the reference for a researcher benchmarking an RL algorithm. It ships as `<game>_rl` (the family",
+        "  and seed each game's section names).",
         "- **distilled track** (`parlour baselines`): the scripted expert distilled -- the network first imitates",
         "  `<game>_expert`, and its inputs include the expert's inference (the feature sets) -- then PPO. A ceiling",
         "  reference, not RL from scratch. It ships as `<game>_distilled` (`<game>_ppo` is its old name).",
