@@ -155,6 +155,11 @@ MATCHES = (("six_suspects_v0", 300), ("goes_to_eleven_v0", 300), ("lady_alice_v1
 
 COMMAND_OUTPUTS: tuple[Output, ...] = (
     Output(
+        Span(BASELINES_DOC, "### Coverage of the intervals", "section"),
+        (r"python -m parlour\.training\.coverage",),
+        rerun="test_the_coverage_tables_are_what_the_simulation_prints",
+    ),
+    Output(
         Span("docs/exploitability.md", "## The exact check", "section"),
         (r"python -m parlour\.training\.publish\.exploit_exact",),
         reason="the exact figures (tree size, own and best-response values, gains, NashConv, the omniscient gain) are "
@@ -438,6 +443,18 @@ def test_the_distilled_quick_run_reaches_what_getting_started_says(tmp_path: Pat
     rate, ci = (cell.strip() for cell in row.split("|")[4:6])
     paragraph = " ".join(span_text(Span("docs/getting-started.md", "The distilled quick run,")).split())
     assert f"it reaches {rate} ({ci}) at the heuristic's table" in paragraph
+
+
+@pytest.mark.slow
+def test_the_coverage_tables_are_what_the_simulation_prints() -> None:
+    """docs/baselines.md's coverage tables (about 20 s) are what ``python -m parlour.training.coverage`` prints."""
+    done = subprocess.run(
+        [sys.executable, "-m", "parlour.training.coverage"], capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    section = span_text(Span(BASELINES_DOC, "### Coverage of the intervals", "section"))
+    for head in ("| intra-deal correlation |", "| spread |", "| seeds |", "| win rate |"):
+        assert _table(done.stdout, head) and _table(done.stdout, head) == _table(section, head), head
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu, trim_mean
 
+from parlour.training import coverage
 from parlour.training.stats import (
     clustered_interval,
     per_cluster_means,
@@ -108,41 +109,19 @@ def test_the_deal_clustered_interval_covers_at_the_fewest_deals_it_is_printed_fo
     """The paired per-deal difference of two policies as good as each other (true difference 0), each deal's win
     chances drawn per deal (the deal effect) and 4 seated games a deal: at ``MIN_DEALS_FOR_INTERVAL`` deals the
     printed 95% interval covers close to what it says (300 samples give about ±0.013 of noise)."""
-    from parlour.training.stats import MIN_DEALS_FOR_INTERVAL, clustered_interval
-
-    rng = np.random.default_rng(2)
-    reps, kappa, hits = 300, 2.0, 0
-    for _ in range(reps):
-        qa, qb = rng.beta(p * kappa, (1 - p) * kappa, size=(2, MIN_DEALS_FOR_INTERVAL))
-        x = rng.binomial(4, qa) / 4 - rng.binomial(4, qb) / 4
-        lo, hi = clustered_interval(x, proportion=False)
-        hits += lo <= 0 <= hi
-    assert hits / reps >= 0.87
+    assert coverage.difference_coverage(p, 300, np.random.default_rng(2)) >= 0.87
 
 
 # ------------------------------------------------------------------------------------------ cells, seeds, levels
-def beta_binomial_deals(rng: np.random.Generator, p: float, icc: float, deals: int, m: int) -> np.ndarray:
-    """Per-deal wins of ``m`` games a deal whose win chance is drawn per deal with intra-deal correlation ``icc``."""
-    if icc == 0:
-        return rng.binomial(m, np.full(deals, p))
-    a, b = p * (1 - icc) / icc, (1 - p) * (1 - icc) / icc
-    return rng.binomial(m, rng.beta(a, b, deals))
-
-
-@pytest.mark.parametrize("icc", [0.0, 0.3, 0.8])
+@pytest.mark.parametrize("icc", coverage.CELL_ICCS)
 def test_the_cell_interval_covers_over_win_rates_and_intra_deal_correlations(icc: float) -> None:
     """The published scenario's cell: 50 deals × 4 seats. Over win rates from near 0 to near 1 and intra-deal
     correlations from none to strong, the Wilson-with-design-effect interval covers close to 95% everywhere
     (600 samples per point give about ±0.009 of noise)."""
-    from parlour.training.stats import cell_interval
-
     rng = np.random.default_rng(5)
-    for p in (0.02, 0.1, 0.3, 0.5, 0.9, 0.98):
-        hits = 0
-        for _ in range(600):
-            lo, hi = cell_interval(beta_binomial_deals(rng, p, icc, 50, 4), 4)
-            hits += lo <= p <= hi
-        assert hits / 600 >= 0.90, (p, icc, hits / 600)
+    for p in coverage.CELL_RATES:
+        got = coverage.cell_coverage(p, icc, 600, rng)
+        assert got >= 0.90, (p, icc, got)
 
 
 def test_the_cell_interval_is_monotone_and_sensible_at_0_and_1() -> None:
@@ -168,52 +147,34 @@ def test_the_cell_interval_is_monotone_and_sensible_at_0_and_1() -> None:
         cell_interval([5, 0], 4)
 
 
-@pytest.mark.parametrize("seeds", [3, 5])
+@pytest.mark.parametrize("seeds", coverage.SEED_COUNTS)
 def test_the_seed_interval_covers_at_the_published_seed_counts(seeds: int) -> None:
     """The distilled track publishes 3 seeds and the rl track 5: the t-interval over seeds covers close to 95% for
     normal, skewed and flat seed-to-seed variation, where the stratified bootstrap it replaces covers far less at 3
     (the issue measured about 75%)."""
-    from parlour.training.stats import seed_interval
-
     rng = np.random.default_rng(seeds)
-    draws = {
-        "normal": (lambda k: rng.normal(0.4, 0.1, k), 0.4, 0.935),
-        "skewed": (lambda k: rng.beta(2, 5, k), 2 / 7, 0.91),
-        "flat": (lambda k: rng.random(k), 0.5, 0.91),
-    }
-    for name, (draw, truth, floor) in draws.items():
-        hits = 0
-        for _ in range(3000):
-            lo, hi = seed_interval(draw(seeds))["ci"]
-            hits += lo <= truth <= hi
-        assert hits / 3000 >= floor, (name, hits / 3000)
+    floors = dict(zip(coverage.SEED_SPREADS, (0.935, 0.91, 0.91), strict=True))
+    for spread, floor in floors.items():
+        got = coverage.seed_coverage(seeds, spread, 3000, rng)
+        assert got >= floor, (spread, got)
     if seeds == 3:
-        old = 0
-        for _ in range(300):
-            ci = seed_aggregate(rng.normal(0.4, 0.1, (3, 1)))["mean"]["ci"]
-            old += ci[0] <= 0.4 <= ci[1]
-        assert old / 300 < 0.85  # why it was replaced
+        assert coverage.bootstrap_seed_coverage(3, 300, rng) < 0.85  # why it was replaced
 
 
-@pytest.mark.parametrize(("seeds", "seed_sd"), [(3, 0.0), (3, 0.8), (5, 0.3)])
+@pytest.mark.parametrize(("seeds", "seed_sd"), coverage.PAIRED_CASES)
 def test_the_paired_comparison_covers_the_true_difference_bot_noise_included(seeds: int, seed_sd: float) -> None:
     """A family of ``seeds`` seeds and a bot on the same 50 deals × 4 seats, deal difficulty shared by both (probit
     model): the interval of the difference covers the population difference (over deals and training seeds)."""
-    from scipy.stats import norm
-
-    from parlour.training.stats import paired_comparison
-
     rng = np.random.default_rng(int(seed_sd * 10) + seeds)
-    big_u, big_a = rng.normal(0, 1, 100_000), rng.normal(0, seed_sd, 400)
-    truth = norm.cdf(0.2 + big_a[:, None] + big_u[None, :1000]).mean() - norm.cdf(big_u).mean()
-    hits = 0
-    for _ in range(800):
-        u, a = rng.normal(0, 1, 50), rng.normal(0, seed_sd, seeds)
-        policy = rng.binomial(4, norm.cdf(0.2 + a[:, None] + u[None, :]))
-        bot = rng.binomial(4, norm.cdf(u))
-        lo, hi = paired_comparison(policy, bot, 4)["ci"]
-        hits += lo <= truth <= hi
-    assert hits / 800 >= 0.90
+    assert coverage.paired_coverage(seeds, seed_sd, 800, rng) >= 0.90
+
+
+def test_the_coverage_command_prints_every_table() -> None:
+    """``python -m parlour.training.coverage`` (docs/baselines.md shows its table) prints each method's rows."""
+    text = coverage.report(reps=20)
+    for row in ("| 0.8 |", "| skewed (beta 2, 5) |", "the stratified bootstrap it replaced", "| 5 | 0.3 |", "| 0.3 |"):
+        assert row in text
+    assert coverage.report(reps=20) == text  # seeded: the same table every time
 
 
 def test_the_paired_comparison_says_level_above_or_below() -> None:
