@@ -146,6 +146,11 @@ QUOTES: tuple[Quote, ...] = (
         Span("docs/getting-started.md", "The distilled quick run,", "it reaches"),
         (Span("configs/six_suspects/quick.yaml"),),
     ),
+    # docs/jax.md: the shipped jitted seed's scalar evaluation, beside its JAX evaluation at 500 deals.
+    Quote(
+        Span("docs/jax.md", "beside its final scalar evaluation", "the two backends agree"),
+        (_baselines("six_suspects_v0"),),
+    ),
     # README.md: the JAX speed figures are docs/jax.md's (where they are measured).
     Quote(Span("README.md", "## At accelerator scale (JAX)", "section"), (Span("docs/jax.md", "## Speed", "section"),)),
 )
@@ -153,7 +158,17 @@ QUOTES: tuple[Quote, ...] = (
 #: The bot matches docs/opponents.md shows: env and games.
 MATCHES = (("six_suspects_v0", 300), ("goes_to_eleven_v0", 300), ("lady_alice_v1", 100), ("elevenses_v0", 100))
 
+JAX_POINT = Span("docs/jax.md", "A curve point is one draw at", "the two backends agree")
+
 COMMAND_OUTPUTS: tuple[Output, ...] = (
+    Output(
+        Span("docs/jax.md", "A curve point is one draw at", "beside its final scalar evaluation"),
+        (
+            r"python -m parlour\.training\.jax_eval docs/archive/seeds/six_suspects_v0_rl_jaxppo_seed0\.json --tables "
+            r"random,six_suspects_heuristic --deals 500",
+        ),  # fmt: skip
+        rerun="test_the_jax_evaluation_of_the_shipped_seed_prints_what_jax_md_shows",
+    ),
     Output(
         Span(BASELINES_DOC, "### Coverage of the intervals", "section"),
         (r"python -m parlour\.training\.coverage",),
@@ -443,6 +458,24 @@ def test_the_distilled_quick_run_reaches_what_getting_started_says(tmp_path: Pat
     rate, ci = (cell.strip() for cell in row.split("|")[4:6])
     paragraph = " ".join(span_text(Span("docs/getting-started.md", "The distilled quick run,")).split())
     assert f"it reaches {rate} ({ci}) at the heuristic's table" in paragraph
+
+
+@pytest.mark.slow
+def test_the_jax_evaluation_of_the_shipped_seed_prints_what_jax_md_shows() -> None:
+    """docs/jax.md's JAX evaluation of 6 Suspects' shipped jitted seed (about 20 s; the jax extra) is what the
+    command prints."""
+    pytest.importorskip("jax")
+    args = ["docs/archive/seeds/six_suspects_v0_rl_jaxppo_seed0.json", "--tables", "random,six_suspects_heuristic"]
+    done = subprocess.run(
+        [sys.executable, "-m", "parlour.training.jax_eval", *args, "--deals", "500"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    head = "| table | games |"
+    assert _table(done.stdout, head) == _table(span_text(JAX_POINT), head)
 
 
 @pytest.mark.slow

@@ -190,3 +190,30 @@ def _random_step(one: Any, other: Any, a: Any, b: Any, key: Any) -> tuple[Any, A
     mask = one.legal_mask(a)
     action = jax.random.categorical(key, jnp.where(mask, 0.0, -jnp.inf)).astype(jnp.int32)
     return one.step(a, action), other.step(b, action)
+
+
+def test_the_command_plays_a_runs_policy_and_its_policy_file_alike(
+    tmp_path: Path, tiny: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m parlour.training.jax_eval`` reads the run folder or the exported policy file alone (a published
+    seed has no run folder beside it) and plays the same games from either; what it cannot play is refused in one
+    line."""
+    from parlour.training.jax_eval import evaluate_run, main
+
+    run = tmp_path / "run"
+    train(load_config(RL, [*tiny, "train.eval_every=0"]), run, progress=False, final_eval=False)
+    from_run = evaluate_run(run, ["random"], 4, seed=3)
+    assert from_run == evaluate_run(run / "policy.json", ["random"], 4, seed=3)
+    assert from_run["random"]["games"] == 4 * N and 0 <= from_run["random"]["win_rate"] <= 1
+    assert main([str(run), "--tables", "random", "--deals", "4", "--seed", "3"]) == 0
+    rate = from_run["random"]["win_rate"]
+    assert f"| random | {4 * N} | {rate:.3f} (" in capsys.readouterr().out
+    for argv, message in [
+        ([str(tmp_path / "nothing")], "is neither a run folder nor a policy file"),
+        ([str(tmp_path)], "is not a finished run folder"),
+        ([str(run), "--tables", "six_suspects_expert"], "no batched bot 'six_suspects_expert' for six_suspects_v0"),
+        ([str(run), "--deals", "0"], "--deals must be at least 1"),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("python -m parlour.training.jax_eval: ") and message in err and "\n" not in err
