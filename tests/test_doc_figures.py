@@ -164,7 +164,7 @@ COMMAND_OUTPUTS: tuple[Output, ...] = (
     Output(
         Span("docs/jax.md", "A curve point is one draw at", "beside its final scalar evaluation"),
         (
-            r"python -m parlour\.training\.jax_eval docs/archive/seeds/six_suspects_v0_rl_jaxppo_seed0\.json --tables "
+            r"python -m parlour\.training\.jax_points docs/archive/seeds/six_suspects_v0_rl_jaxppo_seed0\.json --tables "
             r"random,six_suspects_heuristic --deals 500",
         ),  # fmt: skip
         rerun="test_the_jax_evaluation_of_the_shipped_seed_prints_what_jax_md_shows",
@@ -467,7 +467,7 @@ def test_the_jax_evaluation_of_the_shipped_seed_prints_what_jax_md_shows() -> No
     pytest.importorskip("jax")
     args = ["docs/archive/seeds/six_suspects_v0_rl_jaxppo_seed0.json", "--tables", "random,six_suspects_heuristic"]
     done = subprocess.run(
-        [sys.executable, "-m", "parlour.training.jax_eval", *args, "--deals", "500"],
+        [sys.executable, "-m", "parlour.training.jax_points", *args, "--deals", "500"],
         capture_output=True,
         text=True,
         timeout=900,

@@ -195,10 +195,10 @@ def _random_step(one: Any, other: Any, a: Any, b: Any, key: Any) -> tuple[Any, A
 def test_the_command_plays_a_runs_policy_and_its_policy_file_alike(
     tmp_path: Path, tiny: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``python -m parlour.training.jax_eval`` reads the run folder or the exported policy file alone (a published
+    """``python -m parlour.training.jax_points`` reads the run folder or the exported policy file alone (a published
     seed has no run folder beside it) and plays the same games from either; what it cannot play is refused in one
     line."""
-    from parlour.training.jax_eval import evaluate_run, main
+    from parlour.training.jax_points import evaluate_run, main
 
     run = tmp_path / "run"
     train(load_config(RL, [*tiny, "train.eval_every=0"]), run, progress=False, final_eval=False)
@@ -216,4 +216,4 @@ def test_the_command_plays_a_runs_policy_and_its_policy_file_alike(
     ]:
         assert main(argv) == 2
         err = capsys.readouterr().err.strip()
-        assert err.startswith("python -m parlour.training.jax_eval: ") and message in err and "\n" not in err
+        assert err.startswith("python -m parlour.training.jax_points: ") and message in err and "\n" not in err
