@@ -40,8 +40,9 @@ def _trained_config(path: Path) -> Any:
 def evaluate_run(source: Path, tables: Sequence[str], deals: int, seed: int = 0) -> dict[str, Any]:
     """A jitted run's exported policy -- a finished run folder's ``policy.json``, or a policy file such as a
     published seed's -- read through the checked loader and played greedily on the game's JAX core against each
-    batched bot in ``tables``, ``deals`` deals × every seat, from a key of ``seed`` (:func:`~parlour.training.jax_eval.jax_evaluation`): how a
-    curve point at that many deals would read, to set beside the scalar evaluation on the benchmark's deals.
+    batched bot in ``tables``, ``deals`` deals × every seat, from a key of ``seed``
+    (:func:`~parlour.training.jax_eval.jax_evaluation`): how a curve point at that many deals would read, to set
+    beside the scalar evaluation on the benchmark's deals.
     Refused in one line where it is no such policy."""
     import jax
     import jax.numpy as jnp
