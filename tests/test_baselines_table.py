@@ -410,7 +410,8 @@ def test_the_at_a_glance_table_headlines_the_held_out_table_and_reads_each_again
         "goes_to_eleven_v0": _results(CHECKPOINTS)["goes_to_eleven_v0"],
     }
     row = next(line for line in at_a_glance(only_distilled) if line.startswith("| six_suspects_v0 |"))
-    assert row.count("not trained yet") == 2
+    columns = only_distilled["goes_to_eleven_v0"]["rl"]["families"]  # one column per family any game stores
+    assert len(columns) >= 2 and row.count("not trained yet") == len(columns)
 
 
 def test_baselines_md_is_what_the_stored_results_render(monkeypatch: pytest.MonkeyPatch) -> None:
