@@ -202,6 +202,32 @@ def test_exploit_never_reuses_best_responses_to_another_file_under_the_targets_n
     assert exploit.target_identity("random") == {"policy": "random"}
 
 
+@pytest.mark.parametrize("env_name", ["goes_to_eleven_v0", "six_suspects_v0"])  # the bound's table, the earlier one
+def test_a_stored_exploit_row_for_another_file_under_the_targets_name_shows_no_figures(env_name: str) -> None:
+    """BASELINES.md never prints a bound for a file that no longer ships under the target's name: each stored
+    target keeps what its responses answered, and a row whose file has changed since says so instead of figures."""
+    import copy
+
+    from parlour.baselines import CHECKPOINT_DIR
+
+    stored = json.loads((CHECKPOINT_DIR / f"{env_name}_exploit_results.json").read_text())
+    shipped = next(t for t in stored["targets"] if t["policy"].endswith("_distilled"))
+    assert shipped["target"] == exploit.target_identity(shipped["policy"])  # every stored target says what it answered
+
+    def row(result: dict[str, Any]) -> str:
+        return next(line for line in exploit.render(result) if line.startswith(f"| {shipped['policy']} |"))
+
+    assert "0." in row(stored) and "not shown" not in row(stored)
+    changed = copy.deepcopy(stored)
+    entry = next(t for t in changed["targets"] if t["policy"] == shipped["policy"])
+    entry["target"] = {**entry["target"], "sha256": "0" * 64}  # trained against another file under this name
+    line = row(changed)
+    assert "not shown: its responses answer an earlier file" in line and "000000000000…" in line
+    assert not re.search(r"\d\.\d{3}", line) and f"--track exploit {env_name}" in line
+    del entry["target"]  # stored before the record was kept: taken as it is
+    assert row(changed) == row(stored)
+
+
 def test_exploit_with_a_larger_budget_continues_the_run_of_the_same_config(tmp_path: Path) -> None:
     out = tmp_path / "br"
     report = exploit.best_responses(ENV, "random", steps=128, seeds=[0], out=out, games=1)
