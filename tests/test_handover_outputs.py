@@ -228,6 +228,37 @@ def test_a_stored_exploit_row_for_another_file_under_the_targets_name_shows_no_f
     assert row(changed) == row(stored)
 
 
+def test_a_bound_is_kept_from_the_stored_results_only_where_it_cannot_be_played_again(tmp_path: Path) -> None:
+    """Committed best-response runs are records without weights: regenerating from them keeps the stored bound of
+    the same target file, budget and seeds, and computes afresh wherever any of those differs or the weights are
+    there."""
+    seeds = [tmp_path / "seed0", tmp_path / "seed1"]
+    for run in seeds:
+        run.mkdir()
+    report = {
+        "policy": "x_rl",
+        "steps": 400,
+        "seeds": [0, 1],
+        "warm_games": 20,
+        "target": {"policy": "x_rl", "sha256": "a"},
+    }
+    entry = {**report, "bound": {"bound": {"gain": 0.1}}, "curves": [[[0.0, 0.2]]]}
+    stored = {"targets": [{"policy": "other", "bound": {}}, entry]}
+    assert exploit._stored_bound(stored, report, seeds) == entry
+    for key, value in (
+        ("target", {"policy": "x_rl", "sha256": "b"}),
+        ("steps", 800),
+        ("seeds", [0]),
+        ("warm_games", 0),
+    ):
+        assert exploit._stored_bound(stored, {**report, key: value}, seeds) is None, key
+    assert exploit._stored_bound({"targets": [{k: v for k, v in entry.items() if k != "bound"}]}, report, seeds) is None
+    assert exploit._stored_bound({}, report, seeds) is None
+    for run in seeds:
+        (run / "policy.json").write_text("{}")  # the weights are there: play them again
+    assert exploit._stored_bound(stored, report, seeds) is None
+
+
 def test_exploit_with_a_larger_budget_continues_the_run_of_the_same_config(tmp_path: Path) -> None:
     out = tmp_path / "br"
     report = exploit.best_responses(ENV, "random", steps=128, seeds=[0], out=out, games=1)

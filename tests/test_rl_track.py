@@ -320,6 +320,19 @@ def test_the_exploitability_bound_is_the_best_response_we_have_chosen_and_report
     text = (rl_project / "BASELINES.md").read_text()
     assert "### Exploitability bounds" in text and f"**+{b['bound']['gain']:.3f}**" in text
     assert r["figure"] and (rl_project / r["figure"]).is_file()
+    # the committed records hold no weights: from them alone the stored bound is kept, never replaced by one
+    # without its trained responses
+    for seed in ("seed0", "seed1"):
+        for name in ("policy.json", "policy.safetensors"):
+            (run.parent / seed / name).unlink()
+    tracks.regenerate("exploit", None, progress=False, train_models=False, root=rl_project, folder=folder)
+    assert json.loads((folder / f"{ENV}_exploit_results.json").read_text())["targets"] == r["targets"]
+    stored = json.loads((folder / f"{ENV}_exploit_results.json").read_text())
+    stored["targets"][0]["target"] = {"policy": "random", "sha256": "0" * 64}  # answered another file then
+    (folder / f"{ENV}_exploit_results.json").write_text(json.dumps(stored))
+    tracks.regenerate("exploit", None, progress=False, train_models=False, root=rl_project, folder=folder)
+    (again,) = json.loads((folder / f"{ENV}_exploit_results.json").read_text())["targets"]
+    assert again["bound"]["trained"] is None and again["target"] == {"policy": "random"}  # computed afresh
 
 
 def test_a_benchmark_compares_with_both_tracks_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
