@@ -259,6 +259,32 @@ def test_a_bound_is_kept_from_the_stored_results_only_where_it_cannot_be_played_
     assert exploit._stored_bound(stored, report, seeds) is None
 
 
+def test_stored_trained_picks_join_the_published_responses_played_afresh_only_where_both_were_played_alike() -> None:
+    def entry(name: str, choose: float) -> dict[str, Any]:
+        return {"policy": name, "choose_win_rate": choose, "win_rate": choose - 0.01, "gain": 0.0}
+
+    common = {"choose_set": "v1", "report_set": "report-v1", "games": 100, "own": {"win_rate": 0.3}}
+    trained, old_known = entry("best response seed1", 0.40), entry("x_distilled", 0.35)
+    stored = {**common, "chosen_on": {"best response seed0": 0.3, "best response seed1": 0.4, "gone@seed0": 0.2},
+              "known": old_known, "trained": trained, "bound": trained}  # fmt: skip
+    fresh = {**common, "chosen_on": {"x_distilled": 0.35, "x@seed4": 0.45}, "known": entry("x@seed4", 0.45),
+             "trained": None, "bound": entry("x@seed4", 0.45)}  # fmt: skip
+    joined = exploit._with_stored_trained(fresh, stored)
+    assert joined["bound"] == fresh["known"] and joined["trained"] == trained  # a newly published seed beats them
+    assert joined["chosen_on"] == {
+        "x_distilled": 0.35,
+        "x@seed4": 0.45,
+        "best response seed0": 0.3,
+        "best response seed1": 0.4,
+    }  # no policy that is not published now
+    weaker = {**fresh, "known": old_known, "bound": old_known}
+    assert exploit._with_stored_trained(weaker, stored)["bound"] == trained  # the stored pick is still the best
+    tie = {**fresh, "known": entry("x@seed4", 0.40)}
+    assert exploit._with_stored_trained(tie, stored)["bound"] == tie["known"]  # ties go to the published one
+    other = {**fresh, "own": {"win_rate": 0.31}}  # not played alike: the stored bound stands whole
+    assert exploit._with_stored_trained(other, stored) is stored
+
+
 def test_exploit_with_a_larger_budget_continues_the_run_of_the_same_config(tmp_path: Path) -> None:
     out = tmp_path / "br"
     report = exploit.best_responses(ENV, "random", steps=128, seeds=[0], out=out, games=1)
