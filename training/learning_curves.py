@@ -117,8 +117,9 @@ def plot(
     log_from: float | None = None,
 ) -> Path:
     """One figure, one panel per table: each algorithm's IQM curve with its seed band (``panels[table][algorithm]``
-    is a :func:`summary`), and each reference level at that table (``levels[bot][table]``) as a dashed line. With
-    ``log_from``, the step axis is linear up to it and logarithmic beyond (matplotlib's ``symlog``)."""
+    is a :func:`summary`; its ``statistic``, where another than the IQM, names the curve in the legend), and each
+    reference level at that table (``levels[bot][table]``) as a dashed line. With ``log_from``, the step axis is
+    linear up to it and logarithmic beyond (matplotlib's ``symlog``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -134,7 +135,7 @@ def plot(
     for ax, (table, algorithms) in zip(axes[0], panels.items(), strict=True):
         for name, c in algorithms.items():
             colour = f"C{names.index(name) % 10}"
-            label = f"{name} (IQM, {c['seeds']} seeds)"
+            label = f"{name} ({c.get('statistic', 'IQM')}, {c['seeds']} seeds)"
             (line,) = ax.plot(c["steps"], c["iqm"], marker="o", ms=3, color=colour, label=label)
             handles.setdefault(label, line)
             ax.fill_between(c["steps"], c["low"], c["high"], alpha=0.2, color=colour)
