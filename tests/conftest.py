@@ -20,6 +20,10 @@ if "jax" in sys.modules:  # a plugin imported it first: the variable is read at 
     )
 
 from parlour.envs import make
+from parlour.training.cli.common import one_blas_thread
+
+# pytest's workers share the cores: one BLAS thread each, as the command line runs (one_blas_thread says why)
+one_blas_thread()
 
 
 @pytest.fixture

@@ -144,3 +144,33 @@ def test_no_function_of_the_command_line_is_too_complex() -> None:
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+_BLAS_PROBE = (
+    "import os\n"
+    "from threadpoolctl import threadpool_info\n"
+    "from parlour.training.cli import main\n"
+    "main(['list'])\n"
+    "threads = sorted({i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'})\n"
+    "print('BLAS', threads, os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("chosen", "expected"),
+    [
+        (None, "BLAS [1] 1"),  # nobody chose: one thread, and the variable set for the processes it starts
+        ("2", "BLAS [2] 2"),  # the user's choice stands
+    ],
+)
+def test_the_command_line_runs_blas_on_one_thread_unless_the_user_chose(chosen: str | None, expected: str) -> None:
+    import os
+
+    from parlour.training.cli.common import BLAS_THREAD_VARIABLES
+
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
+    if chosen is not None:
+        env["OPENBLAS_NUM_THREADS"] = chosen
+    done = subprocess.run([sys.executable, "-c", _BLAS_PROBE], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == expected

@@ -30,7 +30,7 @@ from parlour.training.cli import (
     serve,
     train,
 )
-from parlour.training.cli.common import SIGNAL_RECEIVED, chosen_envs, signal_exit_status
+from parlour.training.cli.common import SIGNAL_RECEIVED, chosen_envs, one_blas_thread, signal_exit_status
 
 if TYPE_CHECKING:
     from parlour.training.cli.common import Subparsers
@@ -100,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # `parlour baselines`) bootstrap with the current folder first on sys.path, where a stray module beside a
     # handed-over run would shadow a real one; Python 3.11+ leaves it off when this is set (inherited by children).
     os.environ.setdefault("PYTHONSAFEPATH", "1")
+    one_blas_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
         result: int = args.func(args)
