@@ -98,7 +98,7 @@ QUOTES: tuple[Quote, ...] = (
     Quote(Span(BASELINES_DOC, "`BASELINES.md` opens with an at-a-glance table"), (_baselines(),)),
     Quote(Span(BASELINES_DOC, "- **6 Suspects**: MaskablePPO"), (_baselines("six_suspects_v0"),)),
     Quote(Span(BASELINES_DOC, "- **This Game Goes to Eleven**", after=RL_RESULTS), (_baselines("goes_to_eleven_v0"),)),
-    Quote(Span(BASELINES_DOC, "- **Lady Alice** (`lady_alice_v1`"), (_baselines("lady_alice_v1"),)),
+    Quote(Span(BASELINES_DOC, "- **Lady Alice** (`lady_alice_v2`"), (_baselines("lady_alice_v2"),)),
     Quote(Span(BASELINES_DOC, "- **Elevenses** (scenario set `v2`)"), (_baselines("elevenses_v0"),)),
     # docs/baselines.md: the distilled track's results, one paragraph cut at each game.
     Quote(
@@ -106,12 +106,12 @@ QUOTES: tuple[Quote, ...] = (
         (_baselines("six_suspects_v0"),),
     ),
     Quote(
-        Span(BASELINES_DOC, "For This Game Goes to Eleven (`full.yaml`", "For Lady Alice (`lady_alice_v1`"),
+        Span(BASELINES_DOC, "For This Game Goes to Eleven (`full.yaml`", "For Lady Alice (`lady_alice_v2`"),
         (_baselines("goes_to_eleven_v0"),),
     ),
     Quote(
-        Span(BASELINES_DOC, "For Lady Alice (`lady_alice_v1`", "For Elevenses (`full.yaml`"),
-        (_baselines("lady_alice_v1"),),
+        Span(BASELINES_DOC, "For Lady Alice (`lady_alice_v2`", "For Elevenses (`full.yaml`"),
+        (_baselines("lady_alice_v2"),),
     ),
     Quote(Span(BASELINES_DOC, "For Elevenses (`full.yaml`"), (_baselines("elevenses_v0"),)),
     # docs/baselines.md: what learning adds, one paragraph cut at each game.
@@ -125,13 +125,13 @@ QUOTES: tuple[Quote, ...] = (
     ),
     Quote(
         Span(BASELINES_DOC, "in Lady Alice the clone alone", "Elevenses the clone ("),
-        (_baselines("lady_alice_v1"),),
+        (_baselines("lady_alice_v2"),),
     ),
     Quote(Span(BASELINES_DOC, "Elevenses the clone ("), (_baselines("elevenses_v0"),)),
     # docs/baselines.md: approximate exploitability, one game a list item.
     Quote(Span(BASELINES_DOC, "Each game's exploitability table in `BASELINES.md`"), (_baselines(),)),
     Quote(Span(BASELINES_DOC, "- **This Game Goes to Eleven**", after=EXPLOIT), (_baselines("goes_to_eleven_v0"),)),
-    Quote(Span(BASELINES_DOC, "- **Lady Alice**: `lady_alice_rl` is brittle"), (_baselines("lady_alice_v1"),)),
+    Quote(Span(BASELINES_DOC, "- **Lady Alice** (the earlier table"), (_baselines("lady_alice_v1"),)),
     Quote(Span(BASELINES_DOC, "- **Elevenses**: within"), (_baselines("elevenses_v0"),)),
     Quote(Span(BASELINES_DOC, "- **6 Suspects**: here every seat"), (_baselines("six_suspects_v0"),)),
     # docs/interop.md: the bots' own rates beside the ISMCTS evaluation.
@@ -156,7 +156,7 @@ QUOTES: tuple[Quote, ...] = (
 )
 
 #: The bot matches docs/opponents.md shows: env and games.
-MATCHES = (("six_suspects_v0", 300), ("goes_to_eleven_v0", 300), ("lady_alice_v1", 100), ("elevenses_v0", 100))
+MATCHES = (("six_suspects_v0", 300), ("goes_to_eleven_v0", 300), ("lady_alice_v2", 100), ("elevenses_v0", 100))
 
 JAX_POINT = Span("docs/jax.md", "A curve point is one draw at", "the two backends agree")
 
