@@ -222,7 +222,7 @@ COMMAND_MISMATCHES = [
     ),
     (
         ["evaluate", "six_suspects_v0", "--policies", "random", "--opponents", "lady_alice_distilled"],
-        "'lady_alice_distilled' is not available for six_suspects_v0 (it plays lady_alice_v1)",
+        "'lady_alice_distilled' is not available for six_suspects_v0 (it plays lady_alice_v2)",
     ),
 ]  # fmt: skip
 
