@@ -131,9 +131,12 @@ QUOTES: tuple[Quote, ...] = (
     # docs/baselines.md: approximate exploitability, one game a list item.
     Quote(Span(BASELINES_DOC, "Each game's exploitability table in `BASELINES.md`"), (_baselines(),)),
     Quote(Span(BASELINES_DOC, "- **This Game Goes to Eleven**", after=EXPLOIT), (_baselines("goes_to_eleven_v0"),)),
-    Quote(Span(BASELINES_DOC, "- **Lady Alice** (the earlier table"), (_baselines("lady_alice_v1"),)),
+    Quote(
+        Span(BASELINES_DOC, "- **Lady Alice** (the bound at the table"),
+        (_baselines("lady_alice_v2"), _baselines("lady_alice_v1")),
+    ),
     Quote(Span(BASELINES_DOC, "- **Elevenses** (the bound)"), (_baselines("elevenses_v0"),)),
-    Quote(Span(BASELINES_DOC, "- **6 Suspects**: here every seat"), (_baselines("six_suspects_v0"),)),
+    Quote(Span(BASELINES_DOC, "- **6 Suspects** (the bound)"), (_baselines("six_suspects_v0"),)),
     # docs/interop.md: the bots' own rates beside the ISMCTS evaluation.
     Quote(Span("docs/interop.md", "heuristic itself wins", "(BASELINES.md)"), (_baselines("six_suspects_v0"),)),
     # docs/getting-started.md: the main job's budget, and the prose under its table.

@@ -202,7 +202,7 @@ def test_exploit_never_reuses_best_responses_to_another_file_under_the_targets_n
     assert exploit.target_identity("random") == {"policy": "random"}
 
 
-@pytest.mark.parametrize("env_name", ["goes_to_eleven_v0", "six_suspects_v0"])  # the bound's table, the earlier one
+@pytest.mark.parametrize("env_name", ["goes_to_eleven_v0", "six_suspects_v0"])  # two games' bounds
 def test_a_stored_exploit_row_for_another_file_under_the_targets_name_shows_no_figures(env_name: str) -> None:
     """BASELINES.md never prints a bound for a file that no longer ships under the target's name: each stored
     target keeps what its responses answered, and a row whose file has changed since says so instead of figures."""
@@ -447,7 +447,7 @@ def _copy_results(folder: Path, kind: str, edit: Callable[[dict[str, Any]], obje
             "is not a valid rl results file ('families' is a list, not a dict)",
         ),
         ("exploit", lambda d: d.update(targets=[1]), "", "is not a valid exploit results file (a target is not"),
-        ("exploit", lambda d: d["targets"][0].pop("best_response"), "", "is not a valid exploit results file (no "),
+        ("exploit", lambda d: d["targets"][0]["bound"].pop("own"), "", "is not a valid exploit results file (no 'own'"),
         ("sweep", lambda d: d["rows"][0].pop("tables"), "", "is not a valid sweep results file (no 'tables')"),
         ("distilled", lambda d: d["seeds"][0].pop("label"), "", "is not a valid distilled results file (no 'label')"),
     ],
