@@ -97,3 +97,30 @@ def test_a_stored_cell_is_replayed_exactly_from_fresh_play(file: str, policy: st
     # every field the stored cell has: rate, intervals, rewards, seats (a cell stored before a field existed lacks it)
     assert set(cell) - set(stored) <= ADDED_SINCE
     assert without_timings({k: cell[k] for k in stored}) == without_timings(stored)
+
+
+EXPLOIT_RESULTS = sorted((ROOT / "baselines" / "checkpoints").glob("*_exploit_results.json"))
+
+
+@pytest.mark.parametrize("path", EXPLOIT_RESULTS, ids=[p.name for p in EXPLOIT_RESULTS])
+def test_every_stored_bound_is_the_best_response_we_have_on_its_choosing_deals(path: Path) -> None:
+    """Issue 38's bound as published: at each target's table the response reported is the best, on the choosing
+    deals, of every published policy and bot and of every trained best response; its gain over the target's own
+    rate is measured on the other (fresh) deal set and is never negative."""
+    targets = [t for t in load(path)["targets"] if "bound" in t]
+    if not targets:
+        pytest.skip(f"{path.name} stores no bounds")
+    for t in targets:
+        b = t["bound"]
+        assert b["choose_set"] != b["report_set"], t["policy"]  # no winner's curse
+        rates = b["chosen_on"]
+        trained = {k: v for k, v in rates.items() if k.startswith("best response")}
+        known = {k: v for k, v in rates.items() if k not in trained}
+        assert len(trained) == len(t["seeds"]) and known, t["policy"]
+        assert b["known"]["choose_win_rate"] == max(known.values()) == known[b["known"]["policy"]]
+        assert b["trained"]["choose_win_rate"] == max(trained.values()) == trained[b["trained"]["policy"]]
+        assert b["bound"]["choose_win_rate"] == max(b["known"]["choose_win_rate"], b["trained"]["choose_win_rate"])
+        for pick in (b["known"], b["trained"], b["bound"]):
+            assert pick["difference"] == pytest.approx(pick["win_rate"] - b["own"]["win_rate"], abs=1e-9)
+            assert pick["gain"] == pytest.approx(max(0.0, pick["difference"]), abs=1e-9)
+            assert 0.0 <= pick["gain_ci"][0] <= pick["gain"] <= pick["gain_ci"][1], (t["policy"], pick["policy"])
