@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from parlour.training.publish.exploit import TRAINED_LABEL
 from parlour.training.publish.results import TIMING_KEYS, without_timings
 from parlour.training.scenarios import cell_ci
 
@@ -114,7 +115,7 @@ def test_every_stored_bound_is_the_best_response_we_have_on_its_choosing_deals(p
         b = t["bound"]
         assert b["choose_set"] != b["report_set"], t["policy"]  # no winner's curse
         rates = b["chosen_on"]
-        trained = {k: v for k, v in rates.items() if k.startswith("best response")}
+        trained = {k: v for k, v in rates.items() if k.startswith(TRAINED_LABEL)}
         known = {k: v for k, v in rates.items() if k not in trained}
         assert len(trained) == len(t["seeds"]) and known, t["policy"]
         assert b["known"]["choose_win_rate"] == max(known.values()) == known[b["known"]["policy"]]
